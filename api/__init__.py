@@ -1,0 +1,1 @@
+"""The tablescore HTTP service (FastAPI) and command-line interface."""

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``tablescore`` CLI; each module exposes ``register(subparsers)``."""

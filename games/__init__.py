@@ -1,0 +1,1 @@
+"""Rule engines and scoring cores of the table games tablescore knows."""
