@@ -1,0 +1,1 @@
+"""Service plumbing: settings, database, problem details, middleware, storage, scoring pool."""

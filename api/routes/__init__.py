@@ -1,0 +1,1 @@
+"""HTTP routes, one module per area; each exposes ``router`` (see api.app.ROUTE_MODULES)."""
