@@ -1,86 +1,13 @@
-"""Fixtures that run the real service (``tablescore serve``) on a free loopback port."""
+"""Fixtures: the real service (``tablescore serve``) on a free loopback port."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEVSET = REPO_ROOT.parent / "shared" / "devset"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@dataclass
-class Server:
-    """A ``tablescore serve`` subprocess with its own data folder (SQLite file and photos)."""
-
-    data_dir: Path
-    env_overrides: dict[str, str] = field(default_factory=dict)
-    port: int = 0
-    process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / "server.log"
-
-    def start(self, timeout_s: float = 60.0) -> None:
-        self.port = free_port()
-        inherited = {k: v for k, v in os.environ.items() if not k.startswith("TABLESCORE_")}
-        env = {**inherited, "TABLESCORE_DATA_DIR": str(self.data_dir), **self.env_overrides}
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log_path.read_text()[-3000:]}")
-            try:
-                if httpx.get(self.base_url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"server did not start: {self.log_path.read_text()[-3000:]}")
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
-
-    def client(self, **headers: str) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url, timeout=120, headers=headers)
+from live_server import DEVSET, Server
 
 
 @pytest.fixture(scope="session")
@@ -103,17 +30,3 @@ def devset() -> Path:
     if not DEVSET.is_dir():
         pytest.skip("shared devset not available")
     return DEVSET
-
-
-def assert_problem(response: httpx.Response, status: int, code: str | None = None) -> dict:
-    """Check that ``response`` is an RFC 9457 problem with ``status`` (and ``code``)."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
-    assert body["status"] == status
-    assert body["type"].startswith("urn:tablescore:problem:")
-    assert body["title"] and body["detail"]
-    assert body["request_id"] == response.headers["x-request-id"]
-    if code is not None:
-        assert body["code"] == code, body
-    return body

@@ -6,7 +6,7 @@ import socket
 
 import httpx
 import pytest
-from conftest import Server, assert_problem
+from live_server import Server, assert_problem
 
 
 def test_healthz_and_readyz(client: httpx.Client) -> None:
