@@ -28,7 +28,8 @@ class PlacedItem:
 
     ``z`` orders items bottom to top: an item with a larger ``z`` lies above (and may cover)
     every item with a smaller ``z``. ``type`` is ``None`` for napkins (and may be ``None`` for a
-    face-down coaster whose type cannot be told from its back).
+    face-down coaster whose type cannot be told from its back; its ``back_shape``, the shape kind
+    seen, ``"circle"`` or ``"rounded_square"``, then tells its outline).
     """
 
     kind: ItemKind
@@ -38,6 +39,17 @@ class PlacedItem:
     center_mm: PointMM
     angle_deg: float
     z: int
+    back_shape: str | None = None
+
+    def __post_init__(self) -> None:
+        # Accept plain strings ("coaster", "up") from JSON and turn them into the enums.
+        try:
+            object.__setattr__(self, "kind", ItemKind(self.kind))
+            object.__setattr__(self, "face", Face(self.face))
+        except ValueError as exc:
+            raise ValueError(
+                f"an item needs kind 'coaster'/'napkin' and face 'up'/'down': {exc}"
+            ) from exc
 
 
 @dataclass(frozen=True)
