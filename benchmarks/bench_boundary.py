@@ -1,0 +1,125 @@
+"""Benchmark find_boundary on the dev set: detection, region IoU, centre-line error, time.
+
+For each photo: load it with load_photo (working resolution), build the item mask from the
+ground-truth item outlines (scaled to working px), run find_boundary on one OpenCV thread and
+compare with the ground-truth string centre line (``boundary_px``, displayed px, scaled to
+working px). Distances are from ground-truth centre-line points that are not under an item to
+the found polyline, in working px.
+
+Usage: python benchmarks/bench_boundary.py [DEVSET_DIR] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import shapely
+
+from vision.boundary import find_boundary
+from vision.load import load_photo
+
+
+def _densify_closed(polygon: np.ndarray, step: float = 1.0) -> np.ndarray:
+    closed = np.vstack([polygon, polygon[:1]])
+    pieces = []
+    for start, stop in itertools.pairwise(closed):
+        count = max(1, int(np.ceil(np.linalg.norm(stop - start) / step)))
+        t = np.arange(count)[:, None] / count
+        pieces.append(start + t * (stop - start))
+    return np.concatenate(pieces)
+
+
+def _region(polygon: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(polygon * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+    return mask.astype(bool)
+
+
+def evaluate(photo_path: Path, repeat: int) -> dict:
+    truth = json.loads(photo_path.with_suffix(".json").read_text())
+    photo = load_photo(photo_path)
+    image = photo.image_bgr
+    height, width = image.shape[:2]
+    to_working = 1.0 / photo.working_to_displayed
+    item_mask = np.zeros((height, width), np.uint8)
+    for item in truth["items"]:
+        outline = np.asarray(item["polygon_px"]) * to_working
+        cv2.fillPoly(item_mask, [np.round(outline * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+    item_mask = item_mask.astype(bool)
+    truth_polygon = np.asarray(truth["boundary_px"], dtype=np.float64) * to_working
+
+    times_ms = []
+    boundary = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        boundary = find_boundary(image, item_mask=item_mask)
+        times_ms.append((time.perf_counter() - start) * 1000.0)
+    result = {
+        "photo": photo_path.name,
+        "size": f"{width}x{height}",
+        "ms": min(times_ms),
+        "found": boundary is not None,
+    }
+    if boundary is None:
+        return result
+    truth_region = _region(truth_polygon, (height, width))
+    found_region = _region(boundary.polygon_px, (height, width))
+    union = np.count_nonzero(truth_region | found_region)
+    result["iou"] = np.count_nonzero(truth_region & found_region) / max(union, 1)
+
+    truth_points = _densify_closed(truth_polygon)
+    xs = np.round(truth_points[:, 0]).astype(int)
+    ys = np.round(truth_points[:, 1]).astype(int)
+    inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+    visible = inside.copy()
+    visible[inside] = ~item_mask[ys[inside], xs[inside]]
+    ring = shapely.LinearRing(boundary.polygon_px)
+    distances = shapely.distance(shapely.points(truth_points[visible]), ring)
+    result["mean_px"] = float(np.mean(distances))
+    result["p95_px"] = float(np.percentile(distances, 95))
+    result["confidence"] = boundary.confidence
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("devset", nargs="?", default="/work/shared/devset", type=Path)
+    parser.add_argument("--repeat", type=int, default=3, help="timing runs per photo (min kept)")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    rows = [evaluate(path, args.repeat) for path in sorted(args.devset.glob("*.jpg"))]
+    header = ("photo", "size", "found", "IoU", "mean", "p95", "conf", "ms")
+    print(f"{header[0]:10} " + " ".join(f"{name:>6}" for name in header[1:]))
+    for row in rows:
+        if row["found"]:
+            values = (row["iou"], row["mean_px"], row["p95_px"], row["confidence"], row["ms"])
+            numbers = " ".join(f"{value:6.2f}" for value in values)
+            print(f"{row['photo']:10} {row['size']:>10} {'yes':>6} {numbers}")
+        else:
+            print(f"{row['photo']:10} {row['size']:>10} {'NO':>6} {'':>27} {row['ms']:6.1f}")
+    found = [row for row in rows if row["found"]]
+    print(f"found: {len(found)}/{len(rows)}")
+    if found:
+        ious = np.array([row["iou"] for row in found])
+        means = np.array([row["mean_px"] for row in found])
+        p95s = np.array([row["p95_px"] for row in found])
+        print(
+            f"IoU median {np.median(ious):.3f} min {ious.min():.3f}; photos with IoU >= 0.98: "
+            f"{np.count_nonzero(ious >= 0.98)}/{len(rows)}"
+        )
+        print(
+            f"centre-line distance (working px): mean of means {means.mean():.2f}, "
+            f"median p95 {np.median(p95s):.2f}, worst p95 {p95s.max():.2f}"
+        )
+    times = np.array([row["ms"] for row in rows])
+    print(f"time (ms, one OpenCV thread): median {np.median(times):.1f} max {times.max():.1f}")
+
+
+if __name__ == "__main__":
+    main()

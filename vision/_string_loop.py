@@ -1,0 +1,329 @@
+"""Link centre-line fragments of the string into one closed loop.
+
+Everything here is in analysis px, points as (x, y). Lengths are also measured in *string
+widths*: because the string's width and a stretch of its length shrink together with distance
+from the camera, the loop's length in local widths is about the same in every photo
+(2000 mm / 6 mm = 333, down to about 2/3 of that where perspective foreshortens it). Gaps and
+thresholds are therefore stated in widths, never in pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision._string_ridges import RIDGE_SIGMAS_PX, RidgeMaps
+
+LOOP_LENGTH_WIDTHS = 2000.0 / 6.0
+"""The string's length over its thickness (catalogue: 2 m of 6 mm cord)."""
+MIN_LOOP_WIDTHS = 0.45 * LOOP_LENGTH_WIDTHS
+"""A closed chain shorter than this (perspective foreshortening included) is not the loop."""
+MAX_LOOP_WIDTHS = 1.6 * LOOP_LENGTH_WIDTHS
+"""...and one longer than this (width underestimated by 1.6x at most) is not either."""
+MIN_FRAGMENT_WIDTHS = 3.0
+"""Centre-line pieces shorter than this many widths are noise, not string."""
+TANGENT_WIDTHS = 3.0
+"""Arc length (widths) over which a fragment end's direction is measured."""
+MAX_OPEN_GAP_WIDTHS = 8.0
+"""Longest gap over free table (glare, a blurred stretch): 8 widths = 48 mm."""
+MAX_GAP_WIDTHS = 60.0
+"""Longest gap in all, mostly under coasters/napkins (a napkin is 130 mm = 22 widths)."""
+ITEM_GAP_WEIGHT = 0.15
+"""Cost per width of gap hidden under an item, relative to a gap over free table."""
+BEND_WEIGHT = 4.0
+"""Cost (in widths of gap) of a 90-degree turn at one end of a link."""
+MAX_LINK_TURN_DEG = 80.0
+"""A link may leave a fragment end at most this far from the end's direction."""
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One visible stretch of centre line: ``points_px`` (M, 2) ordered, ``width_px`` (M,)."""
+
+    points_px: np.ndarray
+    width_px: np.ndarray
+
+    @property
+    def length_widths(self) -> float:
+        """Arc length in local string widths."""
+        steps = np.linalg.norm(np.diff(self.points_px, axis=0), axis=1)
+        local = 0.5 * (self.width_px[1:] + self.width_px[:-1])
+        return float(np.sum(steps / local))
+
+    def end(self, which: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """(position, outward unit direction, width) of end 0 (start) or 1 (end)."""
+        points = self.points_px if which == 1 else self.points_px[::-1]
+        widths = self.width_px if which == 1 else self.width_px[::-1]
+        tip = points[-1]
+        reach = TANGENT_WIDTHS * float(widths[-1])
+        distance_back = np.linalg.norm(points - tip, axis=1)
+        inside = np.flatnonzero(distance_back >= reach)
+        base = points[inside[-1]] if inside.size else points[0]
+        direction = tip - base
+        norm = float(np.linalg.norm(direction))
+        return tip, (direction / norm if norm > 0 else np.zeros(2)), float(widths[-1])
+
+
+@dataclass(frozen=True)
+class LoopTrace:
+    """A closed loop: ``points_px`` (N, 2) in order; ``observed`` (N,) bool, False on points
+    interpolated across a gap; ``width_px`` (N,) string width; ``observed_widths`` and
+    ``total_widths`` its seen and whole length in string widths."""
+
+    points_px: np.ndarray
+    observed: np.ndarray
+    width_px: np.ndarray
+    observed_widths: float
+    total_widths: float
+
+
+def extract_fragments(centre_lines: np.ndarray, ridges: RidgeMaps) -> list[Fragment]:
+    """Ordered centre-line fragments from a one-pixel-thin (H, W) bool mask.
+
+    Junction pixels (three or more branches) are removed so that every piece is a simple path;
+    the linker then chooses how pieces continue through the junction.
+    """
+    thin = centre_lines.astype(np.uint8)
+    neighbours = cv2.filter2D(thin, -1, np.ones((3, 3), np.float32), borderType=cv2.BORDER_CONSTANT)
+    thin[neighbours >= 4] = 0
+    contours, _ = cv2.findContours(thin, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    # The contour of an open path of n pixels has about 2n points; no string is thinner than
+    # the narrowest bar the ridge filter reports.
+    min_pixels = int(2 * MIN_FRAGMENT_WIDTHS * 2 * RIDGE_SIGMAS_PX[0])
+    fragments = []
+    for contour in contours:
+        if contour.shape[0] < min_pixels:
+            continue
+        path = _open_path(contour[:, 0, :])
+        if path.shape[0] < 3:
+            continue
+        points = _smooth(path.astype(np.float64))
+        widths = ridges.width_px[path[:, 1], path[:, 0]].astype(np.float64)
+        widths = np.maximum(_smooth_1d(widths, 15), 1.0)
+        fragment = Fragment(points_px=points, width_px=widths)
+        if fragment.length_widths >= MIN_FRAGMENT_WIDTHS:
+            fragments.append(fragment)
+    return fragments
+
+
+def _open_path(contour: np.ndarray) -> np.ndarray:
+    """The simple path a contour of a one-pixel-thin piece walks along (it goes there and back).
+
+    The walk reverses at the piece's ends; the longest run between two reversals is the path.
+    A closed ring (no reversals) is cut open at its first point.
+    """
+    count = contour.shape[0]
+    if count < 3:
+        return contour
+    previous = np.roll(contour, 1, axis=0)
+    following = np.roll(contour, -1, axis=0)
+    reversals = np.flatnonzero(np.all(previous == following, axis=1))
+    if reversals.size == 0:
+        return contour
+    if reversals.size == 1:
+        return np.roll(contour, -int(reversals[0]), axis=0)[: count // 2 + 1]
+    spans = np.diff(np.append(reversals, reversals[0] + count))
+    longest = int(np.argmax(spans))
+    start = int(reversals[longest])
+    return np.roll(contour, -start, axis=0)[: int(spans[longest]) + 1]
+
+
+def _smooth_1d(values: np.ndarray, window: int) -> np.ndarray:
+    window = max(1, min(window, values.shape[0]) | 1)
+    if window == 1:
+        return values
+    pad = window // 2
+    padded = np.pad(values, pad, mode="edge")
+    return np.convolve(padded, np.ones(window) / window, mode="valid")
+
+
+def _smooth(points: np.ndarray) -> np.ndarray:
+    """Light smoothing of pixel-staircase centre lines (ends kept in place)."""
+    smoothed = np.stack([_smooth_1d(points[:, 0], 5), _smooth_1d(points[:, 1], 5)], axis=1)
+    smoothed[0], smoothed[-1] = points[0], points[-1]
+    return smoothed
+
+
+@dataclass(frozen=True)
+class _Link:
+    cost: float
+    end_a: int  # endpoint id = 2 * fragment + which end
+    end_b: int
+    gap_widths: float
+
+
+def link_loop(fragments: list[Fragment], item_mask: np.ndarray | None) -> LoopTrace | None:
+    """The best closed loop through the fragments, bridging gaps (long ones under items).
+
+    ``item_mask``: (H, W) bool in analysis px, True under coasters/napkins, or None. Greedy:
+    the cheapest links are made first, each fragment end used once, until chains close. Of the
+    closed chains whose length is plausible for the string, the one seen over the greatest
+    length wins.
+    """
+    if not fragments:
+        return None
+    ends = [fragment.end(which) for fragment in fragments for which in (0, 1)]
+    links = _candidate_links(fragments, ends, item_mask)
+    parent = list(range(len(fragments)))
+    chain_widths = [fragment.length_widths for fragment in fragments]
+    partner: dict[int, int] = {}
+    closed: list[int] = []
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    for link in links:
+        if link.end_a in partner or link.end_b in partner:
+            continue
+        root_a, root_b = root(link.end_a // 2), root(link.end_b // 2)
+        if root_a == root_b:
+            total = chain_widths[root_a] + link.gap_widths
+            if not MIN_LOOP_WIDTHS <= total <= MAX_LOOP_WIDTHS:
+                continue
+            chain_widths[root_a] = total
+            closed.append(root_a)
+        else:
+            parent[root_b] = root_a
+            chain_widths[root_a] += chain_widths[root_b] + link.gap_widths
+        partner[link.end_a] = link.end_b
+        partner[link.end_b] = link.end_a
+
+    best: LoopTrace | None = None
+    for chain_root in closed:
+        members = [index for index in range(len(fragments)) if root(index) == chain_root]
+        trace = _trace_loop(fragments, ends, partner, members[0])
+        if best is None or trace.observed_widths > best.observed_widths:
+            best = trace
+    return best
+
+
+def _candidate_links(
+    fragments: list[Fragment],
+    ends: list[tuple[np.ndarray, np.ndarray, float]],
+    item_mask: np.ndarray | None,
+) -> list[_Link]:
+    positions = np.array([end[0] for end in ends])
+    directions = np.array([end[1] for end in ends])
+    widths = np.array([end[2] for end in ends])
+    count = len(ends)
+    first, second = np.triu_indices(count, k=1)
+    offsets = positions[second] - positions[first]
+    distances = np.linalg.norm(offsets, axis=1)
+    width_pairs = 0.5 * (widths[first] + widths[second])
+    near = distances <= MAX_GAP_WIDTHS * width_pairs
+    # A fragment may link to itself only to close a loop, which it cannot do through its own
+    # tip; the two ends of one fragment are a candidate like any other pair.
+    first, second = first[near], second[near]
+    offsets, distances, width_pairs = offsets[near], distances[near], width_pairs[near]
+    unit = offsets / np.maximum(distances, 1e-9)[:, None]
+    cos_a = np.einsum("ij,ij->i", directions[first], unit)
+    cos_b = -np.einsum("ij,ij->i", directions[second], unit)
+    touching = distances < 1.0
+    cos_a[touching] = 1.0
+    cos_b[touching] = 1.0
+    min_cos = np.cos(np.radians(MAX_LINK_TURN_DEG))
+    turn_ok = (cos_a >= min_cos) & (cos_b >= min_cos)
+    links = []
+    for index in np.flatnonzero(turn_ok):
+        a, b = int(first[index]), int(second[index])
+        distance = float(distances[index])
+        width = float(width_pairs[index])
+        hidden = _hidden_fraction(positions[a], positions[b], width, item_mask)
+        open_widths = (1.0 - hidden) * distance / width
+        if open_widths > MAX_OPEN_GAP_WIDTHS:
+            continue
+        cost = open_widths + ITEM_GAP_WEIGHT * hidden * distance / width
+        cost += BEND_WEIGHT * ((1.0 - cos_a[index]) + (1.0 - cos_b[index]))
+        links.append(_Link(cost=cost, end_a=a, end_b=b, gap_widths=distance / width))
+    links.sort(key=lambda link: link.cost)
+    return links
+
+
+def _hidden_fraction(
+    start: np.ndarray, stop: np.ndarray, width: float, item_mask: np.ndarray | None
+) -> float:
+    """Fraction of the straight gap start->stop that lies under items (0 without a mask)."""
+    if item_mask is None:
+        return 0.0
+    distance = float(np.linalg.norm(stop - start))
+    if distance < 1.0:
+        return 0.0
+    samples = max(2, int(distance / max(width * 0.5, 1.0)) + 1)
+    t = np.linspace(0.0, 1.0, samples)[1:-1] if samples > 2 else np.array([0.5])
+    points = start[None, :] + t[:, None] * (stop - start)[None, :]
+    height, width_px = item_mask.shape
+    xs = np.clip(np.round(points[:, 0]).astype(int), 0, width_px - 1)
+    ys = np.clip(np.round(points[:, 1]).astype(int), 0, height - 1)
+    return float(np.mean(item_mask[ys, xs]))
+
+
+def _trace_loop(
+    fragments: list[Fragment],
+    ends: list[tuple[np.ndarray, np.ndarray, float]],
+    partner: dict[int, int],
+    first_fragment: int,
+) -> LoopTrace:
+    """Walk the closed chain: each fragment in its direction of travel, then the gap to the next."""
+    points: list[np.ndarray] = []
+    observed: list[np.ndarray] = []
+    widths: list[np.ndarray] = []
+    observed_widths = 0.0
+    total_widths = 0.0
+    entry = 2 * first_fragment  # enter at its start, leave at its end
+    while True:
+        fragment_index = entry // 2
+        fragment = fragments[fragment_index]
+        forward = entry % 2 == 0
+        path = fragment.points_px if forward else fragment.points_px[::-1]
+        path_widths = fragment.width_px if forward else fragment.width_px[::-1]
+        points.append(path)
+        observed.append(np.ones(len(path), bool))
+        widths.append(path_widths)
+        observed_widths += fragment.length_widths
+        total_widths += fragment.length_widths
+        exit_end = entry ^ 1
+        next_entry = partner[exit_end]
+        gap_width = 0.5 * (ends[exit_end][2] + ends[next_entry][2])
+        gap = _bridge(ends[exit_end], ends[next_entry])
+        if len(gap):
+            points.append(gap)
+            observed.append(np.zeros(len(gap), bool))
+            widths.append(np.full(len(gap), gap_width))
+        total_widths += float(np.linalg.norm(ends[next_entry][0] - ends[exit_end][0])) / gap_width
+        entry = next_entry
+        if entry // 2 == first_fragment:
+            break
+    return LoopTrace(
+        points_px=np.concatenate(points),
+        observed=np.concatenate(observed),
+        width_px=np.concatenate(widths),
+        observed_widths=observed_widths,
+        total_widths=total_widths,
+    )
+
+
+def _bridge(
+    leaving: tuple[np.ndarray, np.ndarray, float], arriving: tuple[np.ndarray, np.ndarray, float]
+) -> np.ndarray:
+    """Interior points of a cubic Hermite curve across a gap, about one per px.
+
+    ``leaving`` is the end the walk leaves (its direction points into the gap); ``arriving``
+    is the end it enters next (its direction points into the gap from the other side).
+    """
+    start, start_dir, _ = leaving
+    stop, stop_dir, _ = arriving
+    distance = float(np.linalg.norm(stop - start))
+    samples = int(distance)
+    if samples < 2:
+        return np.empty((0, 2))
+    t = np.linspace(0.0, 1.0, samples + 1)[1:-1, None]
+    h00 = 2 * t**3 - 3 * t**2 + 1
+    h10 = t**3 - 2 * t**2 + t
+    h01 = -2 * t**3 + 3 * t**2
+    h11 = t**3 - t**2
+    return h00 * start + h10 * distance * start_dir + h01 * stop + h11 * distance * (-stop_dir)

@@ -1,0 +1,144 @@
+"""Sub-pixel refinement of the string's centre line in the full working image.
+
+The loop found at analysis resolution is resampled every :data:`STEP_PX` working px. At each
+visible point the colour likelihood is sampled along the normal; the centre of the string is
+the peak of that profile after a box filter one string-width wide (a matched filter for a flat
+bar), located to a fraction of a sample by a parabola. Offsets are smoothed along the loop
+(median, then mean) so that the braid's texture does not make the line wiggle; stretches
+bridged under items follow the shift of their refined ends.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision._string_color import string_likelihood
+
+STEP_PX = 2.0
+"""Spacing of the output polygon's vertices along the loop, working px."""
+PROFILE_SAMPLE_PX = 0.5
+"""Spacing of likelihood samples across the string, working px."""
+SEARCH_WIDTHS = 1.0
+"""Half-length of a profile beyond the half-width, in string widths."""
+MIN_PEAK_LIKELIHOOD = 0.2
+"""A profile whose filtered peak is below this shows no string (kept where it was)."""
+SMOOTH_WIDTHS = 1.5
+"""Window (in string widths) over which offsets are smoothed along the loop."""
+
+
+def refine_centre_line(
+    image_bgr: np.ndarray,
+    points_px: np.ndarray,
+    observed: np.ndarray,
+    widths_px: np.ndarray,
+    *,
+    item_mask: np.ndarray | None,
+    string_rgb: tuple[int, int, int],
+) -> np.ndarray:
+    """(N, 2) float64 refined closed centre line in working px.
+
+    ``points_px`` (M, 2) closed loop in working px, ``observed`` (M,) bool (False where
+    bridged), ``widths_px`` (M,) string width in working px; ``item_mask`` (H, W) bool or None.
+    """
+    points, observed, widths = _resample_closed(points_px, observed, widths_px, STEP_PX)
+    count = points.shape[0]
+    normals = _normals(points, widths)
+
+    max_width = float(np.max(widths))
+    half_span = 0.5 * max_width + SEARCH_WIDTHS * max_width
+    offsets = np.arange(-half_span, half_span + 1e-9, PROFILE_SAMPLE_PX, dtype=np.float64)
+    rows = np.flatnonzero(observed)
+    displacement = np.zeros((count, 2))
+    found = np.zeros(count, bool)
+    if rows.size:
+        sample_x = points[rows, 0:1] + offsets[None, :] * normals[rows, 0:1]
+        sample_y = points[rows, 1:2] + offsets[None, :] * normals[rows, 1:2]
+        samples = cv2.remap(
+            image_bgr,
+            sample_x.astype(np.float32),
+            sample_y.astype(np.float32),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        profile = string_likelihood(samples, string_rgb)
+        if item_mask is not None:
+            height, width = item_mask.shape
+            xs = np.clip(np.round(sample_x).astype(int), 0, width - 1)
+            ys = np.clip(np.round(sample_y).astype(int), 0, height - 1)
+            profile[item_mask[ys, xs]] = 0.0
+        box = max(1, round(float(np.median(widths[rows])) / PROFILE_SAMPLE_PX)) | 1
+        filtered = cv2.blur(profile, (box, 1), borderType=cv2.BORDER_CONSTANT)
+        peak = np.argmax(filtered, axis=1)
+        peak_value = filtered[np.arange(rows.size), peak]
+        inner = (peak > 0) & (peak < offsets.size - 1)
+        sub = np.zeros(rows.size)
+        left = filtered[np.arange(rows.size)[inner], peak[inner] - 1]
+        mid = peak_value[inner]
+        right = filtered[np.arange(rows.size)[inner], peak[inner] + 1]
+        curvature = left - 2 * mid + right
+        sub[inner] = np.where(curvature < 0, 0.5 * (left - right) / np.minimum(curvature, -1e-9), 0)
+        offset = offsets[peak] + np.clip(sub, -0.5, 0.5) * PROFILE_SAMPLE_PX
+        good = (peak_value >= MIN_PEAK_LIKELIHOOD) & inner
+        found[rows[good]] = True
+        shift = np.zeros(count)
+        shift[rows[good]] = offset[good]
+        shift = _smooth_along(shift, found, widths)
+        displacement = shift[:, None] * normals
+    displacement = _fill_gaps(displacement, found)
+    return points + displacement
+
+
+def _resample_closed(
+    points: np.ndarray, observed: np.ndarray, widths: np.ndarray, step: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Resample a closed polyline every ``step`` px of arc length (attributes: nearest point)."""
+    closed = np.vstack([points, points[:1]])
+    arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(closed, axis=0), axis=1))])
+    total = arc[-1]
+    count = max(8, round(total / step))
+    positions = np.linspace(0.0, total, count, endpoint=False)
+    resampled = np.stack(
+        [np.interp(positions, arc, closed[:, 0]), np.interp(positions, arc, closed[:, 1])], axis=1
+    )
+    nearest = np.clip(np.searchsorted(arc, positions, side="right") - 1, 0, len(points) - 1)
+    return resampled, observed[nearest], np.interp(positions, arc[:-1], widths)
+
+
+def _normals(points: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Unit normals of a closed polyline, tangents taken over about one string width."""
+    reach = max(1, round(float(np.median(widths)) / STEP_PX))
+    tangent = np.roll(points, -reach, axis=0) - np.roll(points, reach, axis=0)
+    tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
+    return np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+
+
+def _smooth_along(values: np.ndarray, valid: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Median then mean filter of ``values`` over valid neighbours along a closed loop."""
+    count = values.shape[0]
+    half = max(1, round(SMOOTH_WIDTHS * float(np.median(widths)) / STEP_PX / 2))
+    index = (np.arange(count)[:, None] + np.arange(-half, half + 1)[None, :]) % count
+    window = np.where(valid[index], values[index], np.nan)
+    all_invalid = ~np.any(valid[index], axis=1)
+    window[all_invalid] = 0.0
+    median = np.nanmedian(window, axis=1)
+    median[~valid] = 0.0
+    window = np.where(valid[index], median[index], np.nan)
+    window[all_invalid] = 0.0
+    mean = np.nanmean(window, axis=1)
+    return np.where(valid, mean, 0.0)
+
+
+def _fill_gaps(displacement: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Displacements of invalid points interpolated (around the loop) from valid neighbours."""
+    if not valid.any() or valid.all():
+        return displacement
+    count = displacement.shape[0]
+    index = np.arange(count)
+    known = index[valid]
+    filled = displacement.copy()
+    for axis in range(2):
+        filled[~valid, axis] = np.interp(
+            index[~valid], known, displacement[valid, axis], period=count
+        )
+    return filled
