@@ -228,6 +228,9 @@ def _candidate_links(
     cos_b[touching] = 1.0
     min_cos = np.cos(np.radians(MAX_LINK_TURN_DEG))
     turn_ok = (cos_a >= min_cos) & (cos_b >= min_cos)
+    # Without an item mask nothing tells a gap under an item from one over free table: any gap
+    # up to the longest is allowed, all at the free-table cost (short ones still win).
+    max_open_widths = MAX_OPEN_GAP_WIDTHS if item_mask is not None else MAX_GAP_WIDTHS
     links = []
     for index in np.flatnonzero(turn_ok):
         a, b = int(first[index]), int(second[index])
@@ -235,7 +238,7 @@ def _candidate_links(
         width = float(width_pairs[index])
         hidden = _hidden_fraction(positions[a], positions[b], width, item_mask)
         open_widths = (1.0 - hidden) * distance / width
-        if open_widths > MAX_OPEN_GAP_WIDTHS:
+        if open_widths > max_open_widths:
             continue
         cost = open_widths + ITEM_GAP_WEIGHT * hidden * distance / width
         cost += BEND_WEIGHT * ((1.0 - cos_a[index]) + (1.0 - cos_b[index]))

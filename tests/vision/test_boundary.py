@@ -1,0 +1,159 @@
+"""Tests for vision.boundary.find_boundary on synthetic scenes and two dev-set photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import shapely
+
+from vision.boundary import Boundary, find_boundary
+from vision.load import load_photo
+
+STRING_BGR = (146, 211, 228)
+
+
+def _wood_table(width: int, height: int, seed: int) -> np.ndarray:
+    """A brown table with wavy grain and sensor noise, (H, W, 3) uint8 BGR."""
+    rng = np.random.default_rng(seed)
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    grain = np.sin(ys / 7.0 + 3.0 * np.sin(xs / 150.0)) * 0.5 + 0.5
+    base = np.array([45, 80, 130], np.float32)  # BGR brown
+    table = base[None, None, :] * (0.75 + 0.35 * grain[..., None])
+    table += rng.normal(0, 6, table.shape).astype(np.float32)
+    return np.clip(table, 0, 255).astype(np.uint8)
+
+
+def _loop(width: int, height: int) -> np.ndarray:
+    """(N, 2) closed wobbly loop, px."""
+    angle = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+    radius = 1.0 + 0.08 * np.sin(3 * angle) + 0.05 * np.cos(5 * angle + 1.0)
+    xs = width / 2 + 0.33 * width * radius * np.cos(angle)
+    ys = height / 2 + 0.33 * height * radius * np.sin(angle)
+    return np.stack([xs, ys], axis=1)
+
+
+def _coasters(loop: np.ndarray, width: int, height: int) -> list[np.ndarray]:
+    """Rotated squares (px corner lists): four over the string, two inside, one outside."""
+    centres = [loop[40], loop[200], loop[390], loop[560], (width * 0.45, height * 0.5)]
+    centres += [(width * 0.58, height * 0.42), (width * 0.06, height * 0.1)]
+    sizes = [110, 150, 90, 200, 120, 120, 100]  # 200 px: a gap of about 25 string widths
+    squares = []
+    for index, (centre, size) in enumerate(zip(centres, sizes, strict=True)):
+        rect = ((float(centre[0]), float(centre[1])), (size, size), 17.0 * index)
+        squares.append(cv2.boxPoints(rect))
+    return squares
+
+
+def _scene(with_string: bool, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    width, height = 1600, 1200
+    image = _wood_table(width, height, seed)
+    loop = _loop(width, height)
+    if with_string:
+        scaled = np.round(loop * 16).astype(np.int32)
+        cv2.polylines(image, [scaled], True, STRING_BGR, 8, cv2.LINE_AA, 4)
+        # braid: darker stitches along the cord
+        for point in loop[::3]:
+            cv2.circle(image, (int(point[0]), int(point[1])), 1, (110, 170, 190), -1)
+    colours = [(200, 120, 30), (40, 40, 200), (60, 160, 60), (20, 178, 242), (230, 230, 230)]
+    mask = np.zeros((height, width), np.uint8)
+    for index, square in enumerate(_coasters(loop, width, height)):
+        corners = np.round(square).astype(np.int32)
+        cv2.fillPoly(image, [corners], colours[index % len(colours)])
+        cv2.fillPoly(mask, [corners], 1)
+    return image, mask.astype(bool), loop
+
+
+def _visible_distances(found: Boundary, truth: np.ndarray, item_mask: np.ndarray) -> np.ndarray:
+    xs = np.round(truth[:, 0]).astype(int)
+    ys = np.round(truth[:, 1]).astype(int)
+    visible = ~item_mask[ys, xs]
+    ring = shapely.LinearRing(found.polygon_px)
+    return shapely.distance(shapely.points(truth[visible]), ring)
+
+
+def _iou(first: np.ndarray, second: np.ndarray) -> float:
+    a, b = shapely.Polygon(first).buffer(0), shapely.Polygon(second).buffer(0)
+    return a.intersection(b).area / a.union(b).area
+
+
+def test_synthetic_loop_with_gaps_under_items_is_recovered() -> None:
+    image, item_mask, truth = _scene(with_string=True)
+    found = find_boundary(image, item_mask=item_mask)
+    assert found is not None
+    assert found.polygon_px.ndim == 2 and found.polygon_px.shape[1] == 2
+    assert found.polygon_px.dtype == np.float64
+    distances = _visible_distances(found, truth, item_mask)
+    assert np.mean(distances) < 0.7
+    assert np.percentile(distances, 95) < 1.5
+    assert _iou(found.polygon_px, truth) > 0.98
+    assert 0.3 < found.confidence <= 1.0
+
+
+def test_synthetic_loop_without_item_mask_still_closes() -> None:
+    image, _, truth = _scene(with_string=True)
+    found = find_boundary(image)
+    assert found is not None
+    assert _iou(found.polygon_px, truth) > 0.97
+
+
+@pytest.mark.parametrize("item_mask_known", [True, False])
+def test_table_without_string_gives_none(item_mask_known: bool) -> None:
+    image, item_mask, _ = _scene(with_string=False)
+    assert find_boundary(image, item_mask=item_mask if item_mask_known else None) is None
+
+
+@pytest.mark.parametrize(
+    "image",
+    [np.zeros((600, 800, 3), np.uint8), np.full((600, 800, 3), 255, np.uint8)],
+    ids=["black", "white"],
+)
+def test_blank_frames_give_none(image: np.ndarray) -> None:
+    assert find_boundary(image) is None
+
+
+@pytest.mark.parametrize(
+    ("image", "mask"),
+    [
+        (np.zeros((600, 800), np.uint8), None),
+        (np.zeros((600, 800, 3), np.float32), None),
+        (np.zeros((600, 800, 3), np.uint8), np.zeros((60, 80), bool)),
+    ],
+    ids=["grey", "float", "mask_shape"],
+)
+def test_bad_arguments_raise(image: np.ndarray, mask: np.ndarray | None) -> None:
+    with pytest.raises(ValueError):
+        find_boundary(image, item_mask=mask)
+
+
+DEVSET = Path("/work/shared/devset")
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="shared devset not available")
+@pytest.mark.parametrize("name", ["0003", "0020"])
+def test_devset_photo(name: str) -> None:
+    truth = json.loads((DEVSET / f"{name}.json").read_text())
+    photo = load_photo(DEVSET / f"{name}.jpg")
+    height, width = photo.image_bgr.shape[:2]
+    to_working = 1.0 / photo.working_to_displayed
+    item_mask = np.zeros((height, width), np.uint8)
+    for item in truth["items"]:
+        outline = np.round(np.asarray(item["polygon_px"]) * to_working).astype(np.int32)
+        cv2.fillPoly(item_mask, [outline], 1)
+    item_mask = item_mask.astype(bool)
+    truth_loop = np.asarray(truth["boundary_px"]) * to_working
+    dense = np.asarray(shapely.LinearRing(truth_loop).segmentize(1.0).coords)[:-1]
+    inside = (
+        (dense[:, 0] >= 0)
+        & (dense[:, 0] < width - 1)
+        & (dense[:, 1] >= 0)
+        & (dense[:, 1] < height - 1)
+    )
+    found = find_boundary(photo.image_bgr, item_mask=item_mask)
+    assert found is not None
+    assert _iou(found.polygon_px, truth_loop) > 0.98
+    distances = _visible_distances(found, dense[inside], item_mask)
+    assert np.percentile(distances, 95) < 2.0
