@@ -9,6 +9,7 @@ thresholds are therefore stated in widths, never in pixels.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import cv2
@@ -28,14 +29,18 @@ TANGENT_WIDTHS = 3.0
 """Arc length (widths) over which a fragment end's direction is measured."""
 MAX_OPEN_GAP_WIDTHS = 8.0
 """Longest gap over free table (glare, a blurred stretch): 8 widths = 48 mm."""
-MAX_GAP_WIDTHS = 60.0
-"""Longest gap in all, mostly under coasters/napkins (a napkin is 130 mm = 22 widths)."""
+MAX_GAP_WIDTHS = 80.0
+"""Longest gap in all, under coasters/napkins: 480 mm, about three overlapping napkins."""
 ITEM_GAP_WEIGHT = 0.15
 """Cost per width of gap hidden under an item, relative to a gap over free table."""
 BEND_WEIGHT = 4.0
 """Cost (in widths of gap) of a 90-degree turn at one end of a link."""
 MAX_LINK_TURN_DEG = 80.0
 """A link may leave a fragment end at most this far from the end's direction."""
+MIN_SEEN_FRACTION = 0.3
+"""At least this share of a loop's length must be seen string, not bridged gaps."""
+ANCHOR_TRIES = 5
+"""How many of the longest fragments are tried as the start of the loop."""
 
 
 @dataclass(frozen=True)
@@ -157,49 +162,82 @@ class _Link:
 def link_loop(fragments: list[Fragment], item_mask: np.ndarray | None) -> LoopTrace | None:
     """The best closed loop through the fragments, bridging gaps (long ones under items).
 
-    ``item_mask``: (H, W) bool in analysis px, True under coasters/napkins, or None. Greedy:
-    the cheapest links are made first, each fragment end used once, until chains close. Of the
-    closed chains whose length is plausible for the string, the one seen over the greatest
-    length wins.
+    ``item_mask``: (H, W) bool in analysis px, True under coasters/napkins, or None.
+
+    The longest fragments are tried in turn as anchors (the string is by far the longest thin
+    structure of its colour). From an anchor's end, the cheapest way back to its start through
+    other fragments is found with Dijkstra's algorithm: walking along a fragment is free, each
+    link costs its gap (see :func:`_candidate_links`). Of the loops whose length is plausible
+    for the string, the one seen over the greatest length wins.
     """
     if not fragments:
         return None
     ends = [fragment.end(which) for fragment in fragments for which in (0, 1)]
     links = _candidate_links(fragments, ends, item_mask)
-    parent = list(range(len(fragments)))
-    chain_widths = [fragment.length_widths for fragment in fragments]
-    partner: dict[int, int] = {}
-    closed: list[int] = []
-
-    def root(index: int) -> int:
-        while parent[index] != index:
-            parent[index] = parent[parent[index]]
-            index = parent[index]
-        return index
-
+    adjacency: list[list[tuple[int, float]]] = [[] for _ in ends]
     for link in links:
-        if link.end_a in partner or link.end_b in partner:
-            continue
-        root_a, root_b = root(link.end_a // 2), root(link.end_b // 2)
-        if root_a == root_b:
-            total = chain_widths[root_a] + link.gap_widths
-            if not MIN_LOOP_WIDTHS <= total <= MAX_LOOP_WIDTHS:
-                continue
-            chain_widths[root_a] = total
-            closed.append(root_a)
-        else:
-            parent[root_b] = root_a
-            chain_widths[root_a] += chain_widths[root_b] + link.gap_widths
-        partner[link.end_a] = link.end_b
-        partner[link.end_b] = link.end_a
+        adjacency[link.end_a].append((link.end_b, link.cost))
+        adjacency[link.end_b].append((link.end_a, link.cost))
 
+    order = sorted(range(len(fragments)), key=lambda index: -fragments[index].length_widths)
     best: LoopTrace | None = None
-    for chain_root in closed:
-        members = [index for index in range(len(fragments)) if root(index) == chain_root]
-        trace = _trace_loop(fragments, ends, partner, members[0])
+    for anchor in order[:ANCHOR_TRIES]:
+        partner = _cheapest_return(anchor, adjacency)
+        if partner is None:
+            continue
+        trace = _trace_loop(fragments, ends, partner, anchor)
+        if not MIN_LOOP_WIDTHS <= trace.total_widths <= MAX_LOOP_WIDTHS:
+            continue
+        if trace.observed_widths < MIN_SEEN_FRACTION * trace.total_widths:
+            continue
         if best is None or trace.observed_widths > best.observed_widths:
             best = trace
     return best
+
+
+def _cheapest_return(
+    anchor: int, adjacency: list[list[tuple[int, float]]]
+) -> dict[int, int] | None:
+    """Links ({end: partner end}, both directions) of the cheapest walk that leaves fragment
+    ``anchor`` at its end (1) and comes back into its start (0); None if there is none.
+
+    Nodes are fragment ends one *leaves* from; following a link into end ``e`` of a fragment
+    means walking the fragment and leaving from its other end ``e ^ 1``.
+    """
+    start, goal = 2 * anchor + 1, 2 * anchor
+    distance = {start: 0.0}
+    came_from: dict[int, tuple[int, int]] = {}  # leave-end -> (previous leave-end, arrival end)
+    best_cost, best_last = np.inf, -1
+    heap = [(0.0, start)]
+    while heap:
+        cost, leave = heapq.heappop(heap)
+        if cost > distance.get(leave, np.inf) or cost >= best_cost:
+            if cost >= best_cost:
+                break
+            continue
+        for arrive, link_cost in adjacency[leave]:
+            total = cost + link_cost
+            if arrive == goal:
+                if total < best_cost:
+                    best_cost, best_last = total, leave
+                continue
+            if arrive // 2 == anchor:
+                continue
+            following = arrive ^ 1
+            if total < distance.get(following, np.inf):
+                distance[following] = total
+                came_from[following] = (leave, arrive)
+                heapq.heappush(heap, (total, following))
+    if best_last < 0:
+        return None
+    partner = {best_last: goal, goal: best_last}
+    leave = best_last
+    while leave != start:
+        previous, arrive = came_from[leave]
+        partner[previous] = arrive
+        partner[arrive] = previous
+        leave = previous
+    return partner
 
 
 def _candidate_links(
