@@ -1,0 +1,48 @@
+"""The cluster path: a real Dask LocalCluster scores the folder exactly as the local pool does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from batch_fixtures import LocalRun, without_timing
+
+from vision.batch.job import BatchConfig, run_batch
+from vision.batch.results_log import read_records
+
+distributed = pytest.importorskip("distributed")
+
+from vision.batch.dask_runner import ClusterUnavailable, DaskRunner  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster_address() -> Iterator[str]:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.mark.parametrize("send_bytes", [False, True], ids=["shared-path", "send-bytes"])
+def test_cluster_results_identical_to_local(
+    local_run: LocalRun, cluster_address: str, tmp_path: Path, send_bytes: bool
+) -> None:
+    config = BatchConfig(
+        folder=local_run.config.folder,
+        out=tmp_path / "results.jsonl",
+        report=tmp_path / "report.html",
+        progress=False,
+    )
+    summary = run_batch(config, DaskRunner(cluster_address, send_bytes=send_bytes))
+    assert summary.scored == local_run.summary.scored
+    assert sorted(summary.errors) == sorted(local_run.summary.errors)
+    assert without_timing(read_records(config.out)) == without_timing(local_run.records)
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "a.jpg").write_bytes(b"\xff\xd8\xff")
+    config = BatchConfig(folder=tmp_path / "photos", out=tmp_path / "r.jsonl", progress=False)
+    with pytest.raises(ClusterUnavailable, match="cannot reach"):
+        run_batch(config, DaskRunner("tcp://127.0.0.1:9", connect_timeout_s=1))

@@ -1,0 +1,174 @@
+"""What a worker process runs for one photo: score it and turn the outcome into a record.
+
+The same function serves the local process pool and Dask workers, so it must be importable by
+name (pickled by reference) and return only plain, picklable data.
+
+Records are the JSON Lines the batch writes, one per photo:
+
+* a scored photo: the contract JSON of ``shared/spec/beer-and-pretzels.md`` plus ``"sha256"``
+  (hex digest of the file's bytes) and ``"source"`` (the path the photo was read from);
+* a photo that could not be scored:
+  ``{"image", "sha256", "source", "error": {"code", "message"}}``.
+
+This module imports only the standard library at import time: :func:`init_worker` first caps
+the native thread pools at one thread per process (the batch runs one process per core), then
+imports the pipeline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import time
+import traceback
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from vision.batch.hashing import file_sha256
+from vision.errors import ImageTooLarge
+
+#: Largest photo file read, bytes (the default limit of :func:`vision.load.load_photo`).
+MAX_PHOTO_BYTES = 40_000_000
+
+#: Error codes of failures that are not the photo's fault: such records are retried on the
+#: next run. Every other code is a :class:`vision.errors.PhotoError` code, fixed for given bytes.
+RUN_ERROR_CODES = frozenset({"photo_missing", "worker_crashed", "internal_error"})
+
+#: Environment variables that size the thread pools of OpenMP, BLAS and onnxruntime builds.
+_THREAD_ENV_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
+
+
+@dataclass(frozen=True)
+class PhotoOutcome:
+    """The result of scoring one photo in a worker.
+
+    ``record``: the JSON Lines record (see the module docstring). ``annotated_jpeg``: the
+    annotated photo, long side at most the requested size in px, or None when scoring failed.
+    ``seconds``: wall time the worker spent on this photo, reading included.
+    """
+
+    record: dict[str, Any]
+    annotated_jpeg: bytes | None
+    seconds: float
+
+    @property
+    def error_code(self) -> str | None:
+        error = self.record.get("error")
+        return error["code"] if error else None
+
+
+def error_record(
+    name: str, sha256: str | None, source: str, code: str, message: str
+) -> dict[str, Any]:
+    """The record of a photo that could not be scored."""
+    return {
+        "image": name,
+        "sha256": sha256,
+        "source": source,
+        "error": {"code": code, "message": message},
+    }
+
+
+def init_worker(components: str | None = None) -> None:
+    """Initializer of a local worker process: ignore Ctrl-C, one native thread, warm caches.
+
+    Ctrl-C reaches every process of the terminal's process group; the parent handles it (stops
+    submitting, keeps what was written) and workers finish or drop their photo quietly.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _prepare_process(components)
+
+
+def score_file(
+    photo: str | bytes,
+    name: str,
+    components: str | None = None,
+    *,
+    annotated_long_side_px: int = 320,
+    source: str | None = None,
+) -> PhotoOutcome:
+    """Score one photo and return its record and annotated JPEG; never raises for bad photos.
+
+    ``photo``: a path readable by this process, or the file's bytes. ``name``: the photo's name
+    in the results (the contract's ``"image"``). ``components``: folder of the component
+    catalogue, None for the bundled one. ``annotated_long_side_px``: long side of the returned
+    annotated JPEG, px. ``source``: the path recorded as ``"source"`` (default: ``photo`` when
+    it is a path; required to be given when ``photo`` is bytes).
+    """
+    started = time.perf_counter()
+    if isinstance(photo, bytes):
+        source = source if source is not None else name
+    else:
+        source = source if source is not None else str(photo)
+    try:
+        data = photo if isinstance(photo, bytes) else _read(photo)
+    except OSError as exc:
+        record = error_record(name, None, source, "photo_missing", _os_error_message(exc))
+        return PhotoOutcome(record, None, time.perf_counter() - started)
+    except ImageTooLarge as exc:
+        sha256 = file_sha256(photo)
+        record = error_record(name, sha256, source, exc.code, exc.message)
+        return PhotoOutcome(record, None, time.perf_counter() - started)
+    sha256 = hashlib.sha256(data).hexdigest()
+    score_photo, photo_error = _prepare_process(components)
+    try:
+        scored = score_photo(data, name=name, catalogue=_catalogue(components))
+        record = {**scored.contract, "sha256": sha256, "source": source}
+        annotated = scored.annotated_jpeg(max_long_side_px=annotated_long_side_px)
+    except photo_error as exc:
+        record = error_record(name, sha256, source, exc.code, exc.message)
+        annotated = None
+    except Exception as exc:  # a pipeline bug must not stop the other photos of the batch
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        message = f"{type(exc).__name__}: {exc} ({os.path.basename(last.filename)}:{last.lineno})"
+        record = error_record(name, sha256, source, "internal_error", message)
+        annotated = None
+    return PhotoOutcome(record, annotated, time.perf_counter() - started)
+
+
+@cache
+def _prepare_process(components: str | None) -> tuple[Any, type[Exception]]:
+    """Once per process: one native thread per library, pipeline imported, catalogue loaded.
+
+    Returns ``(score_photo, PhotoError)``. The imports live here, not at module top, because
+    the thread-count variables only take effect when set before the libraries load.
+    """
+    for var in _THREAD_ENV_VARS:
+        os.environ.setdefault(var, "1")
+    import cv2
+
+    cv2.setNumThreads(1)
+    from vision.errors import PhotoError
+    from vision.pipeline import score_photo
+
+    _catalogue(components)
+    return score_photo, PhotoError
+
+
+@cache
+def _catalogue(components: str | None) -> Any:
+    """The component catalogue of ``components`` (None: the bundled set), loaded once."""
+    from games.beer_pretzels.catalogue import load_catalogue
+
+    return load_catalogue(components)
+
+
+def _read(path: str) -> bytes:
+    """The file's bytes; :class:`ImageTooLarge` beyond :data:`MAX_PHOTO_BYTES`."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_PHOTO_BYTES + 1)
+    if len(data) > MAX_PHOTO_BYTES:
+        raise ImageTooLarge(f"file is more than the limit of {MAX_PHOTO_BYTES} bytes")
+    return data
+
+
+def _os_error_message(exc: OSError) -> str:
+    return f"cannot read {exc.filename!r} on this worker: {exc.strerror or exc}"
