@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from games.beer_pretzels.catalogue import CatalogueError, load_catalogue
 from vision.batch.job import BatchConfig, BatchError, BatchSummary, run_batch
 from vision.batch.local_runner import LocalPoolRunner
 from vision.batch.results_log import ResultsLogError
@@ -72,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return 2
+    if args.components and not args.cluster:  # a cluster's workers may see another filesystem
+        try:
+            load_catalogue(args.components)
+        except CatalogueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     config = BatchConfig(
         folder=args.folder,
         out=args.out,

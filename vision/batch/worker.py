@@ -10,7 +10,7 @@ Records are the JSON Lines the batch writes, one per photo:
 * a photo that could not be scored:
   ``{"image", "sha256", "source", "error": {"code", "message"}}``.
 
-This module imports only the standard library at import time: :func:`init_worker` first caps
+This module imports no image or numeric library at import time: :func:`init_worker` first caps
 the native thread pools at one thread per process (the batch runs one process per core), then
 imports the pipeline.
 """
@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from vision.batch.hashing import file_sha256
-from vision.errors import ImageTooLarge
+from vision.errors import ImageTooLarge, PhotoError
 
 #: Largest photo file read, bytes (the default limit of :func:`vision.load.load_photo`).
 MAX_PHOTO_BYTES = 40_000_000
@@ -84,7 +84,10 @@ def init_worker(components: str | None = None) -> None:
     submitting, keeps what was written) and workers finish or drop their photo quietly.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _prepare_process(components)
+    try:
+        _prepare_process(components)
+    except Exception:  # e.g. a broken install: score_file reports it on every photo's record
+        return
 
 
 def score_file(
@@ -118,12 +121,12 @@ def score_file(
         record = error_record(name, sha256, source, exc.code, exc.message)
         return PhotoOutcome(record, None, time.perf_counter() - started)
     sha256 = hashlib.sha256(data).hexdigest()
-    score_photo, photo_error = _prepare_process(components)
     try:
+        score_photo = _prepare_process(components)
         scored = score_photo(data, name=name, catalogue=_catalogue(components))
         record = {**scored.contract, "sha256": sha256, "source": source}
         annotated = scored.annotated_jpeg(max_long_side_px=annotated_long_side_px)
-    except photo_error as exc:
+    except PhotoError as exc:
         record = error_record(name, sha256, source, exc.code, exc.message)
         annotated = None
     except Exception as exc:  # a pipeline bug must not stop the other photos of the batch
@@ -135,10 +138,10 @@ def score_file(
 
 
 @cache
-def _prepare_process(components: str | None) -> tuple[Any, type[Exception]]:
+def _prepare_process(components: str | None) -> Any:
     """Once per process: one native thread per library, pipeline imported, catalogue loaded.
 
-    Returns ``(score_photo, PhotoError)``. The imports live here, not at module top, because
+    Returns :func:`vision.pipeline.score_photo`. The imports live here, not at module top, because
     the thread-count variables only take effect when set before the libraries load.
     """
     for var in _THREAD_ENV_VARS:
@@ -146,11 +149,10 @@ def _prepare_process(components: str | None) -> tuple[Any, type[Exception]]:
     import cv2
 
     cv2.setNumThreads(1)
-    from vision.errors import PhotoError
     from vision.pipeline import score_photo
 
     _catalogue(components)
-    return score_photo, PhotoError
+    return score_photo
 
 
 @cache
