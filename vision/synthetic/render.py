@@ -25,13 +25,14 @@ from shapely import unary_union
 from shapely.geometry import LineString, Polygon
 
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
+from games.beer_pretzels.geometry import item_polygon_mm
 from games.beer_pretzels.scene import PlacedItem
 from vision.synthetic.art import item_art
 from vision.synthetic.camera import Camera, sample_camera
 from vision.synthetic.cord import draw_cord, sample_cord_look
 from vision.synthetic.distractors import Distractor, draw_distractors, sample_distractors
 from vision.synthetic.effects import apply_light, apply_sensor
-from vision.synthetic.scene_sampler import SampledRound, item_polygon_mm
+from vision.synthetic.scene_sampler import SampledRound
 from vision.synthetic.semantic import SemanticClasses
 from vision.synthetic.style import CAMERA_RANGES, PhotoLook
 from vision.synthetic.textures import make_floor, make_table_surface
@@ -142,7 +143,7 @@ def render_photo(
     """Render ``round_`` as a photo of ``size_px`` (width, height) with ``look``."""
     classes = SemanticClasses.for_catalogue(catalogue)
     scene = round_.scene
-    polygons = [item_polygon_mm(catalogue, it) for it in scene.items]
+    polygons = [item_polygon_mm(it, catalogue) for it in scene.items]
     frame_pts = np.vstack([round_.boundary_mm] + [np.asarray(p.exterior.coords) for p in polygons])
     camera = sample_camera(rng, size_px, frame_pts, CAMERA_RANGES[round_.difficulty])
     canvas = _Canvas(camera)

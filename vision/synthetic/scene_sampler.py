@@ -131,11 +131,6 @@ class SampledRound:
         return np.asarray(self.scene.boundary_mm, dtype=np.float64)
 
 
-def item_polygon_mm(catalogue: Catalogue, item: PlacedItem) -> Polygon:
-    """The outline of ``item`` on the table (shapely polygon, table mm)."""
-    return _posed(catalogue.item_shape(item.kind, item.type).polygon_mm, item)
-
-
 def _posed(local: Polygon, item: PlacedItem) -> Polygon:
     rotated = affinity.rotate(local, item.angle_deg, origin=(0.0, 0.0))
     return affinity.translate(rotated, item.center_mm[0], item.center_mm[1])
@@ -275,11 +270,8 @@ def _toss(
     face_down = toss.kind is ItemKind.COASTER and rng.random() < FACE_DOWN_COASTER_RATE
     if face_down and _place_face_down(rng, table, toss, z, local, radius):
         return
-    face = (
-        Face.DOWN
-        if toss.kind is ItemKind.NAPKIN and rng.random() < FACE_DOWN_NAPKIN_RATE
-        else (Face.UP)
-    )
+    napkin_down = toss.kind is ItemKind.NAPKIN and rng.random() < FACE_DOWN_NAPKIN_RATE
+    face = Face.DOWN if napkin_down else Face.UP
     probs = COASTER_LANDING[difficulty] if toss.kind is ItemKind.COASTER else NAPKIN_LANDING
     landings = list(probs)
     weights = np.array([probs[k] for k in landings])
@@ -483,5 +475,5 @@ def _round_tags(table: _Table, n_players: int) -> tuple[str, ...]:
         if landing is Landing.STACKED:
             tags.add("stacked")
         if landing is Landing.CHAIN:
-            tags.add("linked_outside")
+            tags.add("chain_toss")
     return tuple(sorted(tags))
