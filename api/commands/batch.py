@@ -123,7 +123,7 @@ def format_summary(summary: BatchSummary, config: BatchConfig) -> str:
         f"{summary.photos_found} photos found: {summary.scored} scored, "
         f"{len(summary.errors)} errors, {summary.already_scored} already in the output, "
         f"{summary.duplicates} duplicate files, "
-        f"{summary.to_score - summary.scored - len(summary.errors)} left"
+        f"{summary.left} left"
     )
     if summary.not_photos:
         shown = ", ".join(summary.not_photos[:5])

@@ -71,7 +71,8 @@ class BatchConfig:
 
 @dataclass
 class BatchSummary:
-    """What one run did. Counts are photos (files); ``seconds_per_photo`` is worker time."""
+    """What one run did. Counts are photos (files); ``seconds_per_photo``: worker time of each
+    photo scored by this run (0.0 for a photo whose worker gave no answer)."""
 
     photos_found: int = 0
     not_photos: list[str] = field(default_factory=list)
@@ -85,6 +86,11 @@ class BatchSummary:
     interrupted: bool = False
     records_in_output: int = 0
     opened: OpenReport = field(default_factory=OpenReport)
+
+    @property
+    def left(self) -> int:
+        """Photos of this run not scored (an interrupted run): the next run takes them."""
+        return self.to_score - len(self.seconds_per_photo)
 
     @property
     def mean_seconds_per_photo(self) -> float | None:

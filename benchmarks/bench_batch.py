@@ -1,0 +1,142 @@
+"""Throughput of ``tablescore batch``: 1 vs 2 local worker processes, and a Dask cluster.
+
+Builds a folder of at least ``--photos`` distinct photos from the dev set (each dev-set photo
+as is, then re-encoded at other JPEG qualities so that every file has its own content hash),
+then scores it three times into fresh outputs:
+
+* the local process pool with 1 worker, then with 2 workers (pool start-up included);
+* a Dask ``LocalCluster`` of 2 worker processes x 1 thread, started beforehand (an existing
+  cluster), photos read from the shared path.
+
+Prints photos per second, the 2-worker speed-up (target >= 1.7x on a 2-core machine) and the
+cluster's throughput relative to the 2-worker pool (target within 15%).
+
+    python benchmarks/bench_batch.py [--photos 40] [--devset /work/shared/devset]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image
+
+from vision.batch.discovery import PHOTO_SUFFIXES
+from vision.batch.hashing import file_sha256
+from vision.batch.job import BatchConfig, BatchSummary, Runner, run_batch
+from vision.batch.local_runner import LocalPoolRunner
+
+#: JPEG qualities of the re-encoded copies, in the order they are made.
+REENCODE_QUALITIES = (88, 80, 72, 92, 84, 76)
+
+
+def build_folder(devset: Path, count: int, folder: Path, max_long_side_px: int | None) -> int:
+    """Fill ``folder`` with ``count`` photos of distinct content; returns their number.
+
+    ``max_long_side_px``: use only dev-set photos whose long side is at most this (None: all).
+    """
+    sources = sorted(p for p in devset.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES)
+    if max_long_side_px is not None:
+        sources = [p for p in sources if _long_side_px(p) <= max_long_side_px]
+    if not sources:
+        raise SystemExit(f"no photos in {devset}")
+    written = 0
+    for round_index in range(-1, len(REENCODE_QUALITIES)):
+        for source in sources:
+            if written == count:
+                return written
+            if round_index < 0:
+                (folder / source.name).write_bytes(source.read_bytes())
+            else:
+                quality = REENCODE_QUALITIES[round_index]
+                (folder / f"{source.stem}-q{quality}.jpg").write_bytes(_reencode(source, quality))
+            written += 1
+    return written
+
+
+def _long_side_px(path: Path) -> int:
+    with Image.open(path) as image:
+        return max(image.size)
+
+
+def _reencode(source: Path, quality: int) -> bytes:
+    with Image.open(source) as image:
+        exif = image.info.get("exif", b"")
+        buffer = io.BytesIO()
+        image.convert("RGB").save(buffer, format="JPEG", quality=quality, exif=exif)
+    return buffer.getvalue()
+
+
+def timed_run(folder: Path, runner: Runner, out_dir: Path, label: str) -> float:
+    """Score ``folder`` into a fresh output; returns the wall seconds and prints a line."""
+    out = out_dir / f"{label}.jsonl"
+    config = BatchConfig(folder=folder, out=out, progress=False)
+    started = time.perf_counter()
+    summary = run_batch(config, runner)
+    seconds = time.perf_counter() - started
+    _print_line(label, summary, seconds)
+    return seconds
+
+
+def _print_line(label: str, summary: BatchSummary, seconds: float) -> None:
+    done = summary.scored + len(summary.errors)
+    mean = summary.mean_seconds_per_photo or 0.0
+    print(
+        f"{label:<22} {done:>4} photos {seconds:>7.1f} s {done / seconds:>7.2f} photos/s"
+        f"   worker {mean:.2f} s/photo   errors {len(summary.errors)}",
+        flush=True,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--photos", type=int, default=40, help="photos in the folder (>= 40)")
+    parser.add_argument("--devset", type=Path, default=Path("/work/shared/devset"))
+    parser.add_argument(
+        "--max-long-side",
+        type=int,
+        default=None,
+        help="only dev-set photos at most this many px on their long side",
+    )
+    parser.add_argument("--no-cluster", action="store_true", help="skip the Dask cluster run")
+    args = parser.parse_args()
+
+    cores = len(os.sched_getaffinity(0))
+    with tempfile.TemporaryDirectory(prefix="bench_batch_") as scratch:
+        folder = Path(scratch) / "photos"
+        folder.mkdir()
+        count = build_folder(args.devset, args.photos, folder, args.max_long_side)
+        hashes = {file_sha256(p) for p in folder.iterdir()}  # also warms the page cache
+        print(
+            f"{count} photos ({len(hashes)} distinct), {cores} cores available, "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+        one = timed_run(folder, LocalPoolRunner(1), Path(scratch), "local, 1 worker")
+        two = timed_run(folder, LocalPoolRunner(2), Path(scratch), "local, 2 workers")
+        print(f"speed-up 2 vs 1 worker: {one / two:.2f}x (target >= 1.7x)")
+        if args.no_cluster:
+            return 0
+        from distributed import LocalCluster
+
+        from vision.batch.dask_runner import DaskRunner
+
+        with LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            dask = timed_run(
+                folder, DaskRunner(cluster.scheduler_address), Path(scratch), "dask, 2 workers"
+            )
+        print(
+            f"cluster vs local pool (2 workers): {two / dask:.2f}x the throughput, "
+            f"{abs(dask - two) / two:.0%} apart (target within 15%)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
