@@ -13,7 +13,7 @@ pipeline and the catalogue on their first photo and keep them. Start them with o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from typing import Any
 
 from distributed import Client, Future, as_completed
@@ -46,7 +46,9 @@ class DaskRunner:
         how = "photos sent as bytes" if self.send_bytes else "photos read from shared paths"
         return f"Dask cluster {self.address} ({how})"
 
-    def run(self, tasks: Iterable[PhotoTask], options: ScoreOptions) -> Iterator[PhotoOutcome]:
+    def run(
+        self, tasks: Iterable[PhotoTask], options: ScoreOptions
+    ) -> Generator[PhotoOutcome, None, None]:
         """Yield one outcome per task, in completion order."""
         queue = list(tasks)
         queue.reverse()  # pop() from the end takes tasks in order

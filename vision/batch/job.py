@@ -20,7 +20,7 @@ import signal
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +50,9 @@ class Runner(Protocol):
 
     def describe(self) -> str: ...
 
-    def run(self, tasks: list[PhotoTask], options: ScoreOptions) -> Iterator[PhotoOutcome]: ...
+    def run(
+        self, tasks: list[PhotoTask], options: ScoreOptions
+    ) -> Generator[PhotoOutcome, None, None]: ...
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,8 @@ def run_batch(config: BatchConfig, runner: Runner) -> BatchSummary:
     summary = BatchSummary()
     thumbnails: dict[str, bytes] = {}
     log, summary.opened = ResultsLog.open(config.out, retry=_retry_policy(config.retry_errors))
+    outcomes: Generator[PhotoOutcome, None, None] | None = None
+    bar: tqdm | None = None
     try:
         tasks = _plan(config, log, summary)
         summary.to_score = len(tasks)
@@ -127,28 +131,26 @@ def run_batch(config: BatchConfig, runner: Runner) -> BatchSummary:
                 ANNOTATED_LONG_SIDE_PX if config.annotate_dir else THUMBNAIL_LONG_SIDE_PX
             ),
         )
-        outcomes = runner.run(tasks, options)
         bar = tqdm(
             total=len(tasks),
             unit="photo",
             desc="scoring",
             disable=None if config.progress is None else not config.progress,
         )
-        try:
-            for outcome in outcomes:
-                with _ctrl_c_deferred():  # a record and its counts are written whole
-                    _keep(outcome, config, log, summary, thumbnails)
-                bar.set_postfix(errors=len(summary.errors), refresh=False)
-                bar.update()
-        except KeyboardInterrupt:
-            summary.interrupted = True
-        finally:
-            bar.close()
-            close = getattr(outcomes, "close", None)
-            if close is not None:
-                close()  # stops the runner: pending photos cancelled, workers shut down
+        outcomes = runner.run(tasks, options)
+        for outcome in outcomes:
+            with _ctrl_c_deferred():  # a record and its counts are written whole
+                _keep(outcome, config, log, summary, thumbnails)
+            bar.set_postfix(errors=len(summary.errors), refresh=False)
+            bar.update()
+    except KeyboardInterrupt:
+        summary.interrupted = True
     finally:
+        if bar is not None:
+            bar.close()
         log.close()
+        if outcomes is not None:
+            outcomes.close()  # stops the runner: pending photos cancelled, workers shut down
         records = log.all_records()
         summary.records_in_output = len(records)
         summary.wall_seconds = time.perf_counter() - started

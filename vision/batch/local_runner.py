@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
@@ -49,7 +49,9 @@ class LocalPoolRunner:
     def describe(self) -> str:
         return f"{self.workers} local worker process{'es' if self.workers > 1 else ''}"
 
-    def run(self, tasks: Iterable[PhotoTask], options: ScoreOptions) -> Iterator[PhotoOutcome]:
+    def run(
+        self, tasks: Iterable[PhotoTask], options: ScoreOptions
+    ) -> Generator[PhotoOutcome, None, None]:
         """Yield one outcome per task, in completion order."""
         queue = deque(tasks)
         suspects: deque[PhotoTask] = deque()  # in flight when a worker died: retried alone
