@@ -1,0 +1,117 @@
+"""``tablescore evaluate DIR``: score a folder of photos with ground truth and print accuracy.
+
+Runs :func:`vision.pipeline.score_photo` on every photo of ``DIR`` that has a ground-truth JSON
+(the dev set's format or ``tablescore synth`` output) and prints photo-level exact accuracy,
+per-player accuracy, item/colour/type/face/icon/counted accuracies by difficulty and seconds per
+photo (:mod:`vision.evaluation`). ``--predictions FILE`` compares a JSON-lines file of contract
+objects (one per photo, ``image`` = the photo's file name) instead of running the scorer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from vision.errors import PhotoError
+from vision.evaluation import (
+    GroundTruthError,
+    GroundTruthPhoto,
+    PhotoEvaluation,
+    evaluate_photo,
+    format_summary,
+    load_ground_truth,
+    summarise,
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="run the scorer over photos with ground-truth JSON and print accuracies",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    parser.add_argument("folder", help="folder of photos with ground-truth JSON")
+    parser.add_argument("--limit", type=int, help="only the first N photos (by name)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--predictions", metavar="FILE", help="JSON-lines predictions instead of running the scorer"
+    )
+    parser.set_defaults(run=run)
+
+
+def _load_predictions(path: Path) -> dict[str, dict[str, Any]]:
+    """``image`` file name -> contract object, from a JSON-lines file."""
+    out: dict[str, dict[str, Any]] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{n}: not JSON ({exc})") from exc
+        if not isinstance(obj, dict) or "image" not in obj:
+            raise ValueError(f"{path}:{n}: each line must be an object with an 'image' field")
+        out[Path(str(obj["image"])).name] = obj
+    return out
+
+
+def _scorer() -> Callable[[GroundTruthPhoto], dict[str, Any]]:
+    from vision.pipeline import score_photo  # the scorer is only needed when running it
+
+    def run_one(photo: GroundTruthPhoto) -> dict[str, Any]:
+        return score_photo(photo.image_path, name=photo.truth["image"]).contract
+
+    return run_one
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit <= 0:
+        print("error: --limit must be positive", file=sys.stderr)
+        return 2
+    try:
+        photos = load_ground_truth(args.folder, args.limit)
+        predictions = _load_predictions(Path(args.predictions)) if args.predictions else None
+        score = None if predictions is not None else _scorer()
+    except (GroundTruthError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(
+            f"error: the scorer (vision.pipeline.score_photo) is unavailable: {exc}",
+            file=sys.stderr,
+        )
+        return 2
+
+    results: list[PhotoEvaluation] = []
+    for photo in tqdm(photos, unit="photo", desc="evaluate", disable=args.json):
+        name = photo.image_path.name
+        if predictions is not None:
+            predicted = predictions.get(name)
+            error = None if predicted is not None else "missing_prediction"
+            results.append(evaluate_photo(predicted, photo.truth, error=error))
+            continue
+        start = time.perf_counter()
+        try:
+            predicted, error = score(photo), None
+        except PhotoError as exc:
+            predicted, error = None, exc.code
+        seconds = time.perf_counter() - start
+        results.append(evaluate_photo(predicted, photo.truth, seconds=seconds, error=error))
+
+    summaries = summarise(results)
+    if args.json:
+        print(json.dumps({k: s.to_json() for k, s in summaries.items()}, indent=1))
+    else:
+        print(f"{len(results)} photos from {args.folder}")
+        print(format_summary(summaries))
+        failed = [r for r in results if r.error]
+        for r in failed:
+            print(f"  {r.image}: scorer error {r.error}")
+    return 0

@@ -1,0 +1,283 @@
+"""Compare scorer output with ground truth: photo, player, item, icon and timing metrics.
+
+Ground truth is a folder of photos with one JSON each (the dev set's format, or the synthetic
+sets' of :mod:`vision.synthetic`): any ``*.json`` holding ``image`` (the photo's file name),
+``scores`` and ``items``. Predictions are contract JSON objects
+(``spec/beer-and-pretzels.md``). Pixel coordinates on both sides are in the photo as displayed.
+
+Items are paired by centre distance: all (predicted, true) pairs within :data:`MATCH_RADIUS_PX`
+are taken greedily, nearest first, each item at most once (the dev set's protocol). Paired items
+are then compared on kind, colour, face, type (face-up coasters), counted and, per icon id,
+visibility.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Largest centre distance (displayed px) at which a predicted item may pair a true one.
+MATCH_RADIUS_PX = 40.0
+#: Summary rows, in order (``all`` first).
+DIFFICULTIES = ("all", "easy", "medium", "hard")
+
+
+class GroundTruthError(ValueError):
+    """A ground-truth folder or file that cannot be read."""
+
+
+@dataclass(frozen=True)
+class GroundTruthPhoto:
+    """A photo (``image_path``) and its ground-truth JSON (``truth``)."""
+
+    image_path: Path
+    truth: dict[str, Any]
+
+    @property
+    def difficulty(self) -> str:
+        return str(self.truth.get("difficulty", "unknown"))
+
+
+def load_ground_truth(folder: str | Path, limit: int | None = None) -> list[GroundTruthPhoto]:
+    """The photos of ``folder`` that have a ground-truth JSON next to them, sorted by name.
+
+    JSON files that are not photo ground truth (e.g. an ``index.json``) are skipped.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise GroundTruthError(f"{root} is not a folder")
+    photos = []
+    for path in sorted(root.glob("*.json")):
+        try:
+            truth = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise GroundTruthError(f"cannot read {path}: {exc}") from exc
+        if not (isinstance(truth, dict) and {"image", "scores", "items"} <= truth.keys()):
+            continue
+        image = root / str(truth["image"])
+        if not image.is_file():
+            raise GroundTruthError(f"{path} names photo {truth['image']!r}, which is missing")
+        photos.append(GroundTruthPhoto(image_path=image, truth=truth))
+        if limit is not None and len(photos) >= limit:
+            break
+    if not photos:
+        raise GroundTruthError(f"no photos with ground-truth JSON in {root}")
+    return photos
+
+
+@dataclass
+class Tally:
+    """``right`` out of ``total`` decisions."""
+
+    right: int = 0
+    total: int = 0
+
+    def add(self, ok: bool) -> None:
+        self.right += int(ok)
+        self.total += 1
+
+    def merge(self, other: Tally) -> None:
+        self.right += other.right
+        self.total += other.total
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.right / self.total if self.total else None
+
+
+#: Item-level tallies of a photo, by name.
+ITEM_METRICS = ("kind", "color", "face", "type", "counted", "icons")
+
+
+@dataclass
+class PhotoEvaluation:
+    """How one prediction compares with its ground truth.
+
+    ``found``: true items paired with a prediction (out of all true items); ``extra``:
+    predicted items paired with nothing. ``error`` is the scorer's error code when it failed.
+    """
+
+    image: str
+    difficulty: str
+    exact: bool
+    players: Tally
+    found: Tally
+    extra: int
+    items: dict[str, Tally] = field(default_factory=lambda: {m: Tally() for m in ITEM_METRICS})
+    seconds: float | None = None
+    error: str | None = None
+
+
+def match_items(
+    predicted: Sequence[dict[str, Any]],
+    truth: Sequence[dict[str, Any]],
+    radius_px: float = MATCH_RADIUS_PX,
+) -> list[tuple[int, int, float]]:
+    """Pairs ``(predicted index, true index, distance px)``, nearest first, each item once."""
+    candidates = []
+    for i, p in enumerate(predicted):
+        pc = p.get("center_px")
+        if not _is_point(pc):
+            continue
+        for j, t in enumerate(truth):
+            tc = t["center_px"]
+            d = ((pc[0] - tc[0]) ** 2 + (pc[1] - tc[1]) ** 2) ** 0.5
+            if d <= radius_px:
+                candidates.append((d, i, j))
+    pairs, used_p, used_t = [], set(), set()
+    for d, i, j in sorted(candidates):
+        if i in used_p or j in used_t:
+            continue
+        used_p.add(i)
+        used_t.add(j)
+        pairs.append((i, j, d))
+    return pairs
+
+
+def _is_point(value: Any) -> bool:
+    return (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int | float) for v in value)
+    )
+
+
+def scores_exact(predicted: dict[str, Any], truth: dict[str, Any]) -> bool:
+    """Every true colour's money right, and no money for a colour that is not in play."""
+    pred = predicted.get("scores") or {}
+    if any(pred.get(c) != m for c, m in truth["scores"].items()):
+        return False
+    return all(m == 0 for c, m in pred.items() if c not in truth["scores"])
+
+
+def evaluate_photo(
+    predicted: dict[str, Any] | None,
+    truth: dict[str, Any],
+    seconds: float | None = None,
+    error: str | None = None,
+) -> PhotoEvaluation:
+    """Compare one contract prediction (``None`` when the scorer failed) with ground truth."""
+    true_items = truth["items"]
+    result = PhotoEvaluation(
+        image=str(truth["image"]),
+        difficulty=str(truth.get("difficulty", "unknown")),
+        exact=False,
+        players=Tally(),
+        found=Tally(0, len(true_items)),
+        extra=0,
+        seconds=seconds,
+        error=error,
+    )
+    if predicted is None:
+        result.players = Tally(0, len(truth["scores"]))
+        return result
+    pred_scores = predicted.get("scores") or {}
+    for color, money in truth["scores"].items():
+        result.players.add(pred_scores.get(color) == money)
+    result.exact = scores_exact(predicted, truth)
+    pred_items = [p for p in predicted.get("items") or [] if isinstance(p, dict)]
+    pairs = match_items(pred_items, true_items)
+    result.found.right = len(pairs)
+    result.extra = len(pred_items) - len(pairs)
+    for i, j, _ in pairs:
+        _compare_item(pred_items[i], true_items[j], result.items)
+    return result
+
+
+def _compare_item(p: dict[str, Any], t: dict[str, Any], tallies: dict[str, Tally]) -> None:
+    tallies["kind"].add(p.get("kind") == t["kind"])
+    tallies["color"].add(p.get("color") == t["color"])
+    tallies["face"].add(p.get("face") == t["face"])
+    face_up_coaster = t["kind"] == "coaster" and t["face"] == "up"
+    if face_up_coaster:
+        tallies["type"].add(p.get("type") == t["type"])
+    if "counted" in t:
+        tallies["counted"].add(p.get("counted") == t["counted"])
+    if face_up_coaster:
+        seen = {i.get("id"): i.get("visible") for i in p.get("icons") or [] if isinstance(i, dict)}
+        same_type = p.get("type") == t["type"]
+        for icon in t.get("icons") or []:
+            tallies["icons"].add(same_type and seen.get(icon["id"]) == icon["visible"])
+
+
+@dataclass
+class Summary:
+    """Metrics over a group of photos."""
+
+    photos: int = 0
+    exact: int = 0
+    errors: int = 0
+    players: Tally = field(default_factory=Tally)
+    found: Tally = field(default_factory=Tally)
+    extra: int = 0
+    items: dict[str, Tally] = field(default_factory=lambda: {m: Tally() for m in ITEM_METRICS})
+    seconds: list[float] = field(default_factory=list)
+
+    def add(self, photo: PhotoEvaluation) -> None:
+        self.photos += 1
+        self.exact += int(photo.exact)
+        self.errors += int(photo.error is not None)
+        self.players.merge(photo.players)
+        self.found.merge(photo.found)
+        self.extra += photo.extra
+        for name, tally in photo.items.items():
+            self.items[name].merge(tally)
+        if photo.seconds is not None:
+            self.seconds.append(photo.seconds)
+
+    def to_json(self) -> dict[str, Any]:
+        predicted = self.found.right + self.extra
+        return {
+            "photos": self.photos,
+            "exact_accuracy": self.exact / self.photos if self.photos else None,
+            "player_accuracy": self.players.accuracy,
+            "errors": self.errors,
+            "item_recall": self.found.accuracy,
+            "item_precision": self.found.right / predicted if predicted else None,
+            **{f"{name}_accuracy": tally.accuracy for name, tally in self.items.items()},
+            "seconds_per_photo_mean": statistics.fmean(self.seconds) if self.seconds else None,
+            "seconds_per_photo_median": statistics.median(self.seconds) if self.seconds else None,
+        }
+
+
+def summarise(photos: Iterable[PhotoEvaluation]) -> dict[str, Summary]:
+    """Summaries for all photos and per difficulty (only difficulties that occur, plus all)."""
+    groups: dict[str, Summary] = {"all": Summary()}
+    for photo in photos:
+        groups["all"].add(photo)
+        groups.setdefault(photo.difficulty, Summary()).add(photo)
+    order = [d for d in DIFFICULTIES if d in groups] + sorted(set(groups) - set(DIFFICULTIES))
+    return {d: groups[d] for d in order}
+
+
+def format_summary(summaries: dict[str, Summary]) -> str:
+    """A plain-text table: one row per metric, one column per difficulty group."""
+    rows = [
+        ("photos", lambda s: str(s["photos"])),
+        ("exact (all money right)", lambda s: _pct(s["exact_accuracy"])),
+        ("per-player money", lambda s: _pct(s["player_accuracy"])),
+        ("scorer errors", lambda s: str(s["errors"])),
+        ("items found (recall)", lambda s: _pct(s["item_recall"])),
+        ("items precision", lambda s: _pct(s["item_precision"])),
+        *[(f"{m} accuracy", lambda s, m=m: _pct(s[f"{m}_accuracy"])) for m in ITEM_METRICS],
+        ("s/photo (mean)", lambda s: _secs(s["seconds_per_photo_mean"])),
+        ("s/photo (median)", lambda s: _secs(s["seconds_per_photo_median"])),
+    ]
+    data = {name: summary.to_json() for name, summary in summaries.items()}
+    width = max(len(r[0]) for r in rows) + 2
+    lines = ["".ljust(width) + "".join(name.rjust(9) for name in data)]
+    for label, fmt in rows:
+        lines.append(label.ljust(width) + "".join(fmt(s).rjust(9) for s in data.values()))
+    return "\n".join(lines)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _secs(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
