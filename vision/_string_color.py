@@ -10,6 +10,8 @@ room for colour casts and for shading along the round cord.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -35,12 +37,33 @@ def string_lab_reference(string_rgb: tuple[int, int, int]) -> tuple[float, float
     return float(np.degrees(np.arctan2(b_star, a_star))), chroma / lightness
 
 
+@functools.lru_cache(maxsize=4)
+def _likelihood_table(string_rgb: tuple[int, int, int]) -> np.ndarray:
+    """(64**3,) float32 likelihood of every colour quantised to 6 bits per channel, indexed by
+    ``(b >> 2) << 12 | (g >> 2) << 6 | (r >> 2)`` (bin centres are evaluated)."""
+    levels = (np.arange(64, dtype=np.uint16) * 4 + 2).astype(np.uint8)
+    blue, green, red = np.meshgrid(levels, levels, levels, indexing="ij")
+    colours = np.stack([blue.ravel(), green.ravel(), red.ravel()], axis=1)[:, None, :]
+    return _likelihood_exact(colours, string_rgb)[:, 0].copy()
+
+
 def string_likelihood(bgr: np.ndarray, string_rgb: tuple[int, int, int]) -> np.ndarray:
     """(H, W) float32 in [0, 1]: how much each pixel of ``bgr`` looks like the string's colour.
 
     ``bgr`` is (H, W, 3) uint8 (any number of pixels, e.g. (N, 1, 3) samples). Works in any
-    pixel frame; the result is aligned with the input.
+    pixel frame; the result is aligned with the input. Looked up in a table of 6-bit colours
+    (a quantisation step far below the model's tolerances), built once per string colour.
     """
+    table = _likelihood_table(tuple(int(channel) for channel in string_rgb))
+    quantised = np.right_shift(bgr, 2)
+    index = quantised[..., 0].astype(np.uint32) << 12
+    index |= quantised[..., 1].astype(np.uint32) << 6
+    index |= quantised[..., 2]
+    return table[index]
+
+
+def _likelihood_exact(bgr: np.ndarray, string_rgb: tuple[int, int, int]) -> np.ndarray:
+    """The colour model evaluated directly: (H, W) float32 for (H, W, 3) uint8 BGR."""
     hue_ref_deg, ratio_ref = string_lab_reference(string_rgb)
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
     lightness = lab[..., 0].astype(np.float32) * np.float32(100.0 / 255.0)

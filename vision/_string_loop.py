@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.spatial import cKDTree
 
-from vision._string_ridges import RIDGE_SIGMAS_PX, RidgeMaps
+from vision._string_ridges import RidgeMaps
 
 LOOP_LENGTH_WIDTHS = 2000.0 / 6.0
 """The string's length over its thickness (catalogue: 2 m of 6 mm cord)."""
@@ -25,6 +26,10 @@ MAX_LOOP_WIDTHS = 1.6 * LOOP_LENGTH_WIDTHS
 """...and one longer than this (width underestimated by 1.6x at most) is not either."""
 MIN_FRAGMENT_WIDTHS = 3.0
 """Centre-line pieces shorter than this many widths are noise, not string."""
+STITCH_GAP_WIDTHS = 0.75
+"""Pieces whose ends are this close (in widths) and aligned are one piece of centre line..."""
+STITCH_TURN_DEG = 50.0
+"""...when each end points at the other within this angle."""
 TANGENT_WIDTHS = 3.0
 """Arc length (widths) over which a fragment end's direction is measured."""
 MAX_OPEN_GAP_WIDTHS = 8.0
@@ -87,23 +92,20 @@ class LoopTrace:
 def extract_fragments(centre_lines: np.ndarray, ridges: RidgeMaps) -> list[Fragment]:
     """Ordered centre-line fragments from a one-pixel-thin (H, W) bool mask.
 
-    Junction pixels (three or more branches) are removed so that every piece is a simple path;
-    the linker then chooses how pieces continue through the junction.
+    Junction pixels (three or more branches) are removed so that every piece is a simple path.
+    Pieces that continue one another across a tiny break (a removed junction, a one-pixel gap;
+    see :func:`_stitch`) are joined, which also drops the little spurs that thinning leaves on
+    a wide cord; what stays shorter than :data:`MIN_FRAGMENT_WIDTHS` is dropped.
     """
     thin = centre_lines.astype(np.uint8)
     neighbours = cv2.filter2D(thin, -1, np.ones((3, 3), np.float32), borderType=cv2.BORDER_CONSTANT)
     thin[neighbours >= 4] = 0
     contours, _ = cv2.findContours(thin, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    # The contour of an open path of n pixels has about 2n points; no string is thinner than
-    # the narrowest bar the ridge filter reports.
-    min_pixels = int(2 * MIN_FRAGMENT_WIDTHS * 2 * RIDGE_SIGMAS_PX[0])
+    paths = [_open_path(contour[:, 0, :]) for contour in contours if contour.shape[0] >= 4]
+    if not paths:
+        return []
     fragments = []
-    for contour in contours:
-        if contour.shape[0] < min_pixels:
-            continue
-        path = _open_path(contour[:, 0, :])
-        if path.shape[0] < 3:
-            continue
+    for path in _stitch(paths, ridges.width_px):
         points = _smooth(path.astype(np.float64))
         widths = ridges.width_px[path[:, 1], path[:, 0]].astype(np.float64)
         widths = np.maximum(_smooth_1d(widths, 15), 1.0)
@@ -111,6 +113,79 @@ def extract_fragments(centre_lines: np.ndarray, ridges: RidgeMaps) -> list[Fragm
         if fragment.length_widths >= MIN_FRAGMENT_WIDTHS:
             fragments.append(fragment)
     return fragments
+
+
+def _stitch(paths: list[np.ndarray], width_map: np.ndarray) -> list[np.ndarray]:
+    """Join pixel paths whose ends meet across a tiny break, keeping direction.
+
+    Two ends are joined when they are at most :data:`STITCH_GAP_WIDTHS` string widths (and at
+    least 2 px) apart and both point at each other within :data:`STITCH_TURN_DEG`; the closest
+    pairs first, each end once, never closing a ring.
+    """
+    tips = []
+    for path in paths:
+        width = float(np.median(width_map[path[:, 1], path[:, 0]]))
+        reach = max(2, min(len(path) - 1, round(2 * width)))
+        for tip, base in ((path[0], path[reach]), (path[-1], path[-1 - reach])):
+            direction = (tip - base).astype(np.float64)
+            direction /= max(float(np.linalg.norm(direction)), 1e-9)
+            tips.append((tip.astype(np.float64), direction, width))
+    positions = np.array([tip[0] for tip in tips])
+    directions = np.array([tip[1] for tip in tips])
+    widths = np.array([tip[2] for tip in tips])
+    max_gap = np.maximum(STITCH_GAP_WIDTHS * widths, 2.0)
+    pairs = cKDTree(positions).query_pairs(float(max_gap.max()) + 1.5, output_type="ndarray")
+    if pairs.size:
+        first, second = pairs[:, 0], pairs[:, 1]
+        offsets = positions[second] - positions[first]
+        distances = np.linalg.norm(offsets, axis=1)
+        unit = offsets / np.maximum(distances, 1e-9)[:, None]
+        min_cos = np.cos(np.radians(STITCH_TURN_DEG))
+        cos_a = np.einsum("ij,ij->i", directions[first], unit)
+        cos_b = -np.einsum("ij,ij->i", directions[second], unit)
+        # Ends within a width (8-neighbours, or overlapping side by side) may lie in any
+        # position relative to each other; there only the two directions must agree.
+        close = distances <= np.maximum(widths[first], widths[second])
+        opposed = -np.einsum("ij,ij->i", directions[first], directions[second]) >= min_cos
+        facing = (close & opposed) | ((cos_a >= min_cos) & (cos_b >= min_cos))
+        limit = np.maximum(max_gap[first], max_gap[second]) + 0.5
+        ok = facing & (distances <= limit) & (first // 2 != second // 2)
+        order = np.argsort(distances[ok] + (2.0 - cos_a[ok] - cos_b[ok]))
+        first, second = first[ok][order], second[ok][order]
+    else:
+        first = second = np.empty(0, int)
+
+    parent = list(range(len(paths)))
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    partner: dict[int, int] = {}
+    for a, b in zip(first.tolist(), second.tolist(), strict=True):
+        if a in partner or b in partner or root(a // 2) == root(b // 2):
+            continue
+        parent[root(b // 2)] = root(a // 2)
+        partner[a], partner[b] = b, a
+
+    joined = []
+    visited = np.zeros(len(paths), bool)
+    for start in range(2 * len(paths)):
+        if visited[start // 2] or start in partner:
+            continue
+        pieces, entry = [], start  # enter the chain at a free end
+        while True:
+            index = entry // 2
+            visited[index] = True
+            pieces.append(paths[index] if entry % 2 == 0 else paths[index][::-1])
+            leave = entry ^ 1
+            if leave not in partner:
+                break
+            entry = partner[leave]
+        joined.append(np.concatenate(pieces))
+    return joined
 
 
 def _open_path(contour: np.ndarray) -> np.ndarray:
@@ -261,9 +336,12 @@ def _candidate_links(
     unit = offsets / np.maximum(distances, 1e-9)[:, None]
     cos_a = np.einsum("ij,ij->i", directions[first], unit)
     cos_b = -np.einsum("ij,ij->i", directions[second], unit)
-    touching = distances < 1.0
-    cos_a[touching] = 1.0
-    cos_b[touching] = 1.0
+    # Ends within a width of each other (touching, or overlapping side by side) may lie in any
+    # position relative to each other; there the link's bend is that between the directions.
+    close = distances <= width_pairs
+    opposed = -np.einsum("ij,ij->i", directions[first], directions[second])
+    cos_a[close] = opposed[close]
+    cos_b[close] = opposed[close]
     min_cos = np.cos(np.radians(MAX_LINK_TURN_DEG))
     turn_ok = (cos_a >= min_cos) & (cos_b >= min_cos)
     # Without an item mask nothing tells a gap under an item from one over free table: any gap

@@ -17,8 +17,8 @@ from skimage.morphology import skeletonize
 
 IDEAL_BAR_RESPONSE = 0.484
 """sigma^2 * |d2/dx2| at the centre of a unit-contrast bar of width 2*sigma (= 2 u phi(u), u=1)."""
-RIDGE_SIGMAS_PX = (1.4, 2.2, 3.4)
-"""Hessian scales (analysis px): bars about 2.5 to 9 px wide respond near their best."""
+RIDGE_SIGMAS_PX = (1.4, 2.2, 3.4, 5.2)
+"""Hessian scales (analysis px), about evenly spaced in log: bars 2.5 to 13 px wide respond well."""
 HIGH_FRACTION = 0.30
 """A centre line must somewhere reach this fraction of the ideal bar response..."""
 LOW_FRACTION = 0.12
@@ -39,36 +39,37 @@ class RidgeMaps:
     normal: np.ndarray
 
 
-CANDIDATE_LIKELIHOOD = 0.1
-"""Only pixels whose lightly blurred likelihood exceeds this are examined (most of a photo is
-far from string-coloured; a bar this faint could not reach :data:`LOW_FRACTION` anyway)."""
+CANDIDATE_CONTRAST = 0.05
+"""Only pixels whose lightly blurred likelihood exceeds its wide surround by this much are
+examined: a bar must stand out from its neighbourhood, and most of a photo does not."""
+SURROUND_SIGMA_FACTOR = 2.0
+"""The surround is a box blur with the spread (sigma) of this multiple of the widest scale."""
 
 
 def ridge_maps(likelihood: np.ndarray) -> RidgeMaps:
     """Multi-scale bright-ridge response of a (H, W) float32 likelihood map.
 
-    Evaluated only at candidate pixels (see :data:`CANDIDATE_LIKELIHOOD`); elsewhere the
-    strength is 0. Second derivatives are central differences of the Gaussian-blurred map.
+    Evaluated only at candidate pixels (see :data:`CANDIDATE_CONTRAST`); elsewhere strength
+    and width are 0. Second derivatives are central differences of the Gaussian-blurred map.
+    The width interpolates the best scale (parabola over log sigma) between the sampled ones.
     """
     height, width = likelihood.shape
     strength = np.zeros((height, width), np.float32)
     width_px = np.zeros((height, width), np.float32)
     normal = np.zeros((height, width, 2), np.float32)
-    first = cv2.GaussianBlur(likelihood, (0, 0), RIDGE_SIGMAS_PX[0])
-    candidate = first > CANDIDATE_LIKELIHOOD
+    blurred_maps = [cv2.GaussianBlur(likelihood, (0, 0), sigma) for sigma in RIDGE_SIGMAS_PX]
+    box = round(SURROUND_SIGMA_FACTOR * RIDGE_SIGMAS_PX[-1] * np.sqrt(12.0)) | 1
+    surround = cv2.blur(likelihood, (box, box))
+    candidate = (blurred_maps[0] - surround) > CANDIDATE_CONTRAST
     candidate[[0, -1], :] = False
     candidate[:, [0, -1]] = False
     flat_index = np.flatnonzero(candidate)
     if flat_index.size == 0:
         return RidgeMaps(strength=strength, width_px=width_px, normal=normal)
-    best = np.zeros(flat_index.size, np.float32)
-    best_sigma = np.full(flat_index.size, RIDGE_SIGMAS_PX[0], np.float32)
-    best_nx = np.zeros(flat_index.size, np.float32)
-    best_ny = np.ones(flat_index.size, np.float32)
-    for sigma in RIDGE_SIGMAS_PX:
-        blurred = first if sigma == RIDGE_SIGMAS_PX[0] else None
-        if blurred is None:
-            blurred = cv2.GaussianBlur(likelihood, (0, 0), sigma)
+    responses = np.empty((len(RIDGE_SIGMAS_PX), flat_index.size), np.float32)
+    normals_x = np.empty_like(responses)
+    normals_y = np.empty_like(responses)
+    for level, (sigma, blurred) in enumerate(zip(RIDGE_SIGMAS_PX, blurred_maps, strict=True)):
         flat = blurred.ravel()
         centre = flat[flat_index]
         dxx = flat[flat_index + 1] + flat[flat_index - 1] - 2 * centre
@@ -83,22 +84,39 @@ def ridge_maps(likelihood: np.ndarray) -> RidgeMaps:
         root = np.sqrt((0.5 * (dxx - dyy)) ** 2 + dxy**2)
         lam_min = half_trace - root  # across a bright ridge: strongly negative
         lam_max = half_trace + root  # along it: near zero (a blob has both negative)
-        response = (-lam_min - np.abs(lam_max)) * np.float32(sigma**2 / IDEAL_BAR_RESPONSE)
-        better = response > best
-        best[better] = response[better]
-        best_sigma[better] = sigma
+        responses[level] = (-lam_min - np.abs(lam_max)) * np.float32(sigma**2 / IDEAL_BAR_RESPONSE)
         # Eigenvector of lam_min: (dxy, lam_min - dxx), or (lam_min - dyy, dxy) when degenerate.
         degenerate = np.abs(dxy) < 1e-9
         vx = np.where(degenerate, lam_min - dyy, dxy)
         vy = np.where(degenerate, dxy, lam_min - dxx)
         norm = np.sqrt(vx * vx + vy * vy) + np.float32(1e-12)
-        best_nx[better] = (vx / norm)[better]
-        best_ny[better] = (vy / norm)[better]
-    strength.ravel()[flat_index] = best
-    width_px.ravel()[flat_index] = 2.0 * best_sigma
-    normal.reshape(-1, 2)[flat_index, 0] = best_nx
-    normal.reshape(-1, 2)[flat_index, 1] = best_ny
+        normals_x[level] = vx / norm
+        normals_y[level] = vy / norm
+    best_level = np.argmax(responses, axis=0)
+    columns = np.arange(flat_index.size)
+    best = responses[best_level, columns]
+    strength.ravel()[flat_index] = np.maximum(best, 0.0)
+    width_px.ravel()[flat_index] = 2.0 * _interpolated_sigma(responses, best_level)
+    normal.reshape(-1, 2)[flat_index, 0] = normals_x[best_level, columns]
+    normal.reshape(-1, 2)[flat_index, 1] = normals_y[best_level, columns]
     return RidgeMaps(strength=strength, width_px=width_px, normal=normal)
+
+
+def _interpolated_sigma(responses: np.ndarray, best_level: np.ndarray) -> np.ndarray:
+    """Scale of the response peak: a parabola through the best level and its neighbours, in
+    log sigma (the sampled scales are about evenly spaced in log), clamped to the sampled range."""
+    log_sigmas = np.log(np.asarray(RIDGE_SIGMAS_PX, np.float32))
+    last = len(RIDGE_SIGMAS_PX) - 1
+    middle = np.clip(best_level, 1, last - 1)
+    columns = np.arange(best_level.size)
+    left = responses[middle - 1, columns]
+    centre = responses[middle, columns]
+    right = responses[middle + 1, columns]
+    curvature = left - 2 * centre + right
+    step = 0.5 * (log_sigmas[2] - log_sigmas[0])
+    shift = np.where(curvature < 0, 0.5 * (left - right) / np.minimum(curvature, -1e-9), 0.0)
+    peak = log_sigmas[middle] + np.clip(shift, -1.0, 1.0) * step
+    return np.exp(np.clip(peak, log_sigmas[0], log_sigmas[-1]))
 
 
 def centre_line_mask(ridges: RidgeMaps) -> np.ndarray:
@@ -106,21 +124,31 @@ def centre_line_mask(ridges: RidgeMaps) -> np.ndarray:
     hysteresis between :data:`LOW_FRACTION` and :data:`HIGH_FRACTION`, then thinning."""
     strength = ridges.strength
     height, width = strength.shape
-    padded = np.pad(strength, 1)
+    flat_strength = strength.ravel()
+    index = np.flatnonzero(flat_strength > LOW_FRACTION)
+    index = index[(index > width) & (index < flat_strength.size - width - 1)]
+    normal = ridges.normal.reshape(-1, 2)[index]
     # Quantise the normal to one of the 4 neighbour axes and compare with both neighbours.
-    angle = np.arctan2(ridges.normal[..., 1], ridges.normal[..., 0])
-    sector = np.round(angle / (np.pi / 4)).astype(np.int8) % 4
-    keep = np.zeros(strength.shape, bool)
-    for index, (dx, dy) in enumerate(((1, 0), (1, 1), (0, 1), (-1, 1))):
-        ahead = padded[1 + dy : 1 + dy + height, 1 + dx : 1 + dx + width]
-        behind = padded[1 - dy : 1 - dy + height, 1 - dx : 1 - dx + width]
-        keep |= (sector == index) & (strength >= ahead) & (strength >= behind)
-    low = keep & (strength > LOW_FRACTION)
+    sector = np.round(np.arctan2(normal[:, 1], normal[:, 0]) / (np.pi / 4)).astype(np.int64) % 4
+    step = np.array([1, width + 1, width, width - 1])[sector]
+    value = flat_strength[index]
+    keep = (value >= flat_strength[index + step]) & (value >= flat_strength[index - step])
+    kept = index[keep]
+    low = np.zeros(height * width, np.uint8)
+    low[kept] = 1
     # Close 1-px breaks of the suppressed line before hysteresis and thinning.
-    low = cv2.dilate(low.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    low &= strength > LOW_FRACTION
-    count, labels = cv2.connectedComponents(low.astype(np.uint8), connectivity=8)
+    low = cv2.dilate(low.reshape(height, width), np.ones((3, 3), np.uint8))
+    low[strength <= LOW_FRACTION] = 0
+    count, labels = cv2.connectedComponents(low, connectivity=8)
     strong = np.zeros(count, bool)
-    strong[np.unique(labels[keep & (strength > HIGH_FRACTION)])] = True
+    strong[labels.ravel()[kept[flat_strength[kept] > HIGH_FRACTION]]] = True
     strong[0] = False
-    return skeletonize(strong[labels])
+    lines = strong[labels]
+    rows = np.flatnonzero(lines.any(axis=1))
+    cols = np.flatnonzero(lines.any(axis=0))
+    if rows.size == 0:
+        return lines
+    window = (slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1))
+    thin = np.zeros_like(lines)
+    thin[window] = skeletonize(lines[window])
+    return thin

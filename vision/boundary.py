@@ -26,7 +26,8 @@ from vision._string_refine import refine_centre_line
 from vision._string_ridges import RIDGE_SIGMAS_PX, centre_line_mask, ridge_maps
 
 ANALYSIS_LONG_SIDE_PX = 1008
-"""Long side (px) of the image the loop is searched in; refinement uses the working image."""
+"""Target long side (px) of the image the loop is searched in: the working image reduced by
+the nearest whole factor (2016 -> 1008, 1600 -> 800). Refinement uses the working image."""
 DEFAULT_STRING_RGB = (228, 211, 146)
 
 
@@ -63,13 +64,18 @@ def find_boundary(
     if item_mask is not None and item_mask.shape != (height, width):
         raise ValueError(f"item_mask must be {(height, width)}, got {item_mask.shape}")
 
-    scale = min(1.0, ANALYSIS_LONG_SIDE_PX / max(height, width))
-    if scale < 1.0:
-        size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        small_bgr = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
+    # An integer reduction keeps the area-average resize cheap and exact.
+    reduction = max(1, round(max(height, width) / ANALYSIS_LONG_SIDE_PX))
+    if reduction > 1:
+        size = (max(1, width // reduction), max(1, height // reduction))
+        small_bgr = cv2.resize(
+            image_bgr[: size[1] * reduction, : size[0] * reduction],
+            size,
+            interpolation=cv2.INTER_AREA,
+        )
     else:
         small_bgr = image_bgr
-    small_items = _resize_mask(item_mask, small_bgr.shape[:2])
+    small_items = _reduce_mask(item_mask, reduction, small_bgr.shape[:2])
 
     likelihood = string_likelihood(small_bgr, string_rgb)
     if small_items is not None:
@@ -85,11 +91,9 @@ def find_boundary(
     if trace is None:
         return None
 
-    # Analysis px -> working px (pixel centres: x_work + 0.5 = (x_small + 0.5) * factor).
-    factor_x = width / small_bgr.shape[1]
-    factor_y = height / small_bgr.shape[0]
-    points_px = (trace.points_px + 0.5) * np.array([factor_x, factor_y]) - 0.5
-    widths_px = trace.width_px * 0.5 * (factor_x + factor_y)
+    # Analysis px -> working px (pixel centres: x_work + 0.5 = (x_small + 0.5) * reduction).
+    points_px = (trace.points_px + 0.5) * reduction - 0.5
+    widths_px = trace.width_px * reduction
     polygon_px = refine_centre_line(
         image_bgr, points_px, trace.observed, widths_px, item_mask=item_mask, string_rgb=string_rgb
     )
@@ -100,13 +104,15 @@ def find_boundary(
     return Boundary(polygon_px=polygon_px, confidence=confidence)
 
 
-def _resize_mask(mask: np.ndarray | None, shape: tuple[int, int]) -> np.ndarray | None:
-    """(h, w) bool: True wherever any part of the pixel was True in ``mask``."""
+def _reduce_mask(
+    mask: np.ndarray | None, reduction: int, shape: tuple[int, int]
+) -> np.ndarray | None:
+    """(h, w) bool: True wherever any part of the ``reduction`` x ``reduction`` block was True."""
     if mask is None:
         return None
-    if mask.shape == shape:
+    if reduction == 1:
         return mask.astype(bool)
-    resized = cv2.resize(
-        mask.astype(np.uint8) * 255, (shape[1], shape[0]), interpolation=cv2.INTER_AREA
-    )
-    return resized > 0
+    height, width = shape
+    cropped = mask[: height * reduction, : width * reduction].astype(np.uint8)
+    # An exact block average (whole factor); any covered pixel makes the block covered.
+    return cv2.resize(cropped, (width, height), interpolation=cv2.INTER_AREA) > 0
