@@ -198,17 +198,23 @@ def _retry_policy(retry_errors: bool) -> Callable[[dict[str, Any]], bool]:
 
 
 def _plan(config: BatchConfig, log: ResultsLog, summary: BatchSummary) -> list[PhotoTask]:
-    """The photos still to score, each once; unreadable files are recorded at once."""
+    """The photos still to score, each once, largest file first; unreadable files are
+    recorded at once.
+
+    Largest first: big photos take longest, and starting them early keeps every worker busy
+    until the end instead of leaving one finishing a big photo alone.
+    """
     outputs = (config.out, config.csv, config.report, config.annotate_dir)
     exclude = tuple(p for p in outputs if p is not None)
     found = discover_photos(config.folder, recursive=config.recursive, exclude=exclude)
     summary.photos_found = len(found.photos)
     summary.not_photos = found.not_photos
     tasks: list[PhotoTask] = []
-    planned: set[str] = set()
+    size_bytes: dict[str, int] = {}
     for name, path in found.photos:
         try:
             sha256 = file_sha256(path)
+            size = path.stat().st_size
         except OSError as exc:
             message = f"cannot read: {exc.strerror or exc}"
             log.append(error_record(name, None, str(path), "photo_missing", message))
@@ -216,11 +222,12 @@ def _plan(config: BatchConfig, log: ResultsLog, summary: BatchSummary) -> list[P
             continue
         if sha256 in log:
             summary.already_scored += 1
-        elif sha256 in planned:
+        elif sha256 in size_bytes:
             summary.duplicates += 1
         else:
-            planned.add(sha256)
+            size_bytes[sha256] = size
             tasks.append(PhotoTask(name, path, sha256))
+    tasks.sort(key=lambda task: size_bytes[task.sha256], reverse=True)
     return tasks
 
 
