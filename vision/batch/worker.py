@@ -104,7 +104,7 @@ def score_file(
     in the results (the contract's ``"image"``). ``components``: folder of the component
     catalogue, None for the bundled one. ``annotated_long_side_px``: long side of the returned
     annotated JPEG, px. ``source``: the path recorded as ``"source"`` (default: ``photo`` when
-    it is a path; required to be given when ``photo`` is bytes).
+    it is a path, else ``name``).
     """
     started = time.perf_counter()
     if isinstance(photo, bytes):
