@@ -1,11 +1,14 @@
-"""Gaps and overlaps between shapes in the table plane (mm): what anchor, link and cover
-decisions are measured with.
+"""Gaps and overlaps in the table plane (mm): what anchor, link and cover decisions measure.
 
 A *signed gap* between two shapes is their distance when they are apart (> 0) and minus their
-overlap depth when they overlap (<= 0). The depth is estimated as the deepest vertex of either
-polygon inside the other (its distance to the other's boundary); shapes of the game are drawn with
-dense vertices (<= 0.7 mm apart on icons, 64+ per coaster), so the estimate is within a few
-hundredths of a millimetre where it matters (thin overlaps).
+overlap depth when they overlap (<= 0). Gaps are only measured as far as a decision needs them
+(``reach_mm``): farther apart comes back as ``+inf``, deeper overlaps as ``-inf``.
+
+Coasters and napkins are measured on their exact shapes (:class:`RoundedShapes`: a square core
+grown by a disc), so item-to-item and item-to-boundary gaps are exact. Icon outlines are measured
+at their vertices (at most ~0.9 mm apart), which is exact to a few hundredths of a millimetre
+against those round shapes. Anything else (a foreign object's outline) is measured on polygons
+with :func:`signed_gaps_mm`.
 """
 
 from __future__ import annotations
@@ -16,25 +19,93 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from games.beer_pretzels.geometry import RoundedShapes
 
-def signed_gaps_mm(
-    a: Sequence[BaseGeometry], b: Sequence[BaseGeometry], reach_mm: float | None = None
+
+def item_gaps_mm(
+    shapes: RoundedShapes,
+    cores: np.ndarray,
+    polygons: np.ndarray,
+    i: np.ndarray,
+    j: np.ndarray,
+    reach_mm: float,
 ) -> np.ndarray:
-    """Signed gap between ``a[k]`` and ``b[k]`` for each pair (mm).
+    """Signed gaps between items ``i[k]`` and ``j[k]`` (mm, clipped to ``reach_mm``).
 
-    When one shape lies wholly inside the other without reaching its boundary, the value is
-    minus the clearance between the two boundaries (a lower bound of the depth).
+    ``cores`` are ``shapes.cores_mm()``; ``polygons`` the item outlines, used only when two
+    cores touch and the discs are too thin for that to mean a deep overlap.
+    """
+    core_gap = np.asarray(shapely.distance(cores[i], cores[j]), dtype=float)
+    gaps = core_gap - shapes.radius_mm[i] - shapes.radius_mm[j]
+    touching = core_gap <= 0
+    thin = touching & (shapes.radius_mm[i] + shapes.radius_mm[j] <= reach_mm)
+    gaps[touching & ~thin] = -np.inf
+    if thin.any():
+        gaps[thin] = signed_gaps_mm(polygons[i[thin]], polygons[j[thin]])
+    return _clip(gaps, reach_mm)
 
-    With ``reach_mm``, only gaps and depths up to ``reach_mm`` are measured: larger ones come
-    back as ``+inf`` / ``-inf``. ``b[k]`` is then cut down to the surroundings of ``a[k]`` first,
-    which makes a large ``b`` (the boundary region) cheap; pass the smaller shape as ``a``.
+
+def region_gaps_mm(
+    region: BaseGeometry,
+    shapes: RoundedShapes,
+    cores: np.ndarray,
+    polygons: np.ndarray,
+    reach_mm: float,
+) -> np.ndarray:
+    """Signed gap of each item to ``region`` (mm, clipped to ``reach_mm``).
+
+    An overlap is as deep as the item's outline reaches past the region's edge. The region is
+    prepared once, so that a large region (the boundary loop, hundreds of vertices) costs little.
+    """
+    if len(shapes) == 0:
+        return np.zeros(0)
+    region = shapely.normalize(region)  # a fresh object: preparing it leaves the caller's alone
+    shapely.prepare(region)
+    core_gap = np.asarray(shapely.distance(region, cores), dtype=float)
+    gaps = core_gap - shapes.radius_mm
+    touching = core_gap <= 0
+    thin = touching & (shapes.radius_mm <= reach_mm)
+    gaps[touching & ~thin] = -np.inf
+    if thin.any():
+        regions = np.empty(int(thin.sum()), dtype=object)
+        regions[:] = region
+        gaps[thin] = signed_gaps_mm(polygons[thin], regions)
+    return _clip(gaps, reach_mm)
+
+
+def outline_item_gaps_mm(
+    outlines: Sequence[np.ndarray],
+    shapes: RoundedShapes,
+    n: np.ndarray,
+    k: np.ndarray,
+    reach_mm: float,
+) -> np.ndarray:
+    """Signed gaps between outline ``outlines[n[p]]`` (vertices, mm) and item ``k[p]``.
+
+    Apart: the smallest distance from an outline vertex to the item. Overlapping: minus the
+    depth of the deepest outline vertex below the item's outline. Clipped to ``reach_mm``.
+    """
+    if len(n) == 0:
+        return np.zeros(0)
+    counts = np.array([len(outlines[m]) for m in n])
+    points = np.concatenate([outlines[m] for m in n])
+    d = shapes.signed_distance_mm(points, np.repeat(k, counts))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    nearest = np.minimum.reduceat(d, starts)
+    gaps = np.where(nearest > 0, nearest, np.minimum.reduceat(np.minimum(d, 0.0), starts))
+    return _clip(gaps, reach_mm)
+
+
+def signed_gaps_mm(a: Sequence[BaseGeometry], b: Sequence[BaseGeometry]) -> np.ndarray:
+    """Signed gap between polygons ``a[k]`` and ``b[k]`` (mm), for shapes of any outline.
+
+    The overlap depth is estimated as the deepest vertex of either polygon inside the other (its
+    distance to the other's boundary); when one lies wholly inside the other without reaching
+    its boundary, the value is minus the clearance between the two boundaries.
     """
     a_arr = np.asarray(a, dtype=object)
     b_arr = np.asarray(b, dtype=object)
-    if reach_mm is not None and a_arr.size:
-        b_arr = _clip_around(b_arr, a_arr, 2 * reach_mm + 1.0)
     gaps = np.asarray(shapely.distance(a_arr, b_arr), dtype=float)
-    gaps[np.isnan(gaps)] = np.inf  # b clipped away entirely: far apart
     overlap = np.flatnonzero(gaps <= 0)
     if overlap.size:
         a_edges = shapely.boundary(a_arr[overlap])
@@ -49,22 +120,7 @@ def signed_gaps_mm(
                 _vertex_depths(b_arr[k], a_arr[k], a_edges[crossing]),
             )
             gaps[k] = -depth
-    if reach_mm is not None:
-        gaps[gaps > reach_mm] = np.inf
-        gaps[gaps < -reach_mm] = -np.inf
     return gaps
-
-
-def _clip_around(shapes: np.ndarray, around: np.ndarray, margin_mm: float) -> np.ndarray:
-    """``shapes[k]`` cut to the bounding box of ``around[k]`` grown by ``margin_mm``.
-
-    Distances and depths up to ``margin_mm / 2`` between ``around[k]`` and the cut shape equal
-    those to the whole shape: the cut edges lie at least ``margin_mm`` from ``around[k]``.
-    """
-    boxes = shapely.bounds(around) + np.array([-margin_mm, -margin_mm, margin_mm, margin_mm])
-    out = np.empty(len(shapes), dtype=object)
-    out[:] = [shapely.clip_by_rect(shape, *box) for shape, box in zip(shapes, boxes, strict=True)]
-    return out
 
 
 def pairs_within_mm(
@@ -72,8 +128,8 @@ def pairs_within_mm(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Candidate pairs ``(i, j)`` whose bounding boxes come within ``reach_mm`` of each other.
 
-    Every pair whose shapes are at most ``reach_mm`` apart is included (and a few more, to be
-    filtered with :func:`signed_gaps_mm`). Returns two index arrays into ``left`` and ``right``.
+    Every pair whose shapes are at most ``reach_mm`` apart is included (and a few more, for the
+    gap functions to sort out). Returns two index arrays into ``left`` and ``right``.
     """
     if len(left) == 0 or len(right) == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
@@ -89,29 +145,9 @@ def pairs_within_mm(
     return i, j
 
 
-def region_gaps_mm(
-    region: BaseGeometry, polygons: Sequence[BaseGeometry], reach_mm: float
-) -> np.ndarray:
-    """Signed gap of each polygon to ``region`` (mm), measured up to ``reach_mm``.
-
-    Polygons farther than ``reach_mm`` outside get ``+inf``; polygons inside and farther than
-    ``reach_mm`` from the edge get ``-inf``. The region is prepared once and cut around each
-    polygon near its edge, so that a large region (the boundary loop, hundreds of vertices)
-    costs little.
-    """
-    polys = np.asarray(polygons, dtype=object)
-    if polys.size == 0:
-        return np.zeros(0)
-    region = shapely.normalize(region)  # a fresh object: preparing it leaves the caller's alone
-    edge = shapely.boundary(region)
-    shapely.prepare(region)
-    shapely.prepare(edge)
-    gaps = np.where(shapely.intersects(region, polys), -np.inf, np.inf)
-    near = np.flatnonzero(shapely.dwithin(edge, polys, reach_mm))
-    if near.size:
-        regions = np.empty(near.size, dtype=object)
-        regions[:] = region
-        gaps[near] = signed_gaps_mm(polys[near], regions, reach_mm)
+def _clip(gaps: np.ndarray, reach_mm: float) -> np.ndarray:
+    gaps[gaps > reach_mm] = np.inf
+    gaps[gaps < -reach_mm] = -np.inf
     return gaps
 
 

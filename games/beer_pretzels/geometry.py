@@ -19,7 +19,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon
 
-from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
+from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, Shape
 from games.beer_pretzels.scene import PlacedItem, PointMM
 
 
@@ -29,11 +29,68 @@ class GeometryError(ValueError):
 
 @dataclass(frozen=True)
 class IconOutline:
-    """An icon's outline placed on the table: ``scene.items[item_index]``'s icon ``icon_id``."""
+    """An icon's outline placed on the table: icon ``icon_id`` of ``items[item_index]``.
+
+    ``vertices_mm`` are the outline's ``(N, 2)`` vertices in the table frame (mm), the same as
+    those of ``polygon_mm``.
+    """
 
     item_index: int
     icon_id: str
     polygon_mm: Polygon
+    vertices_mm: np.ndarray
+
+
+@dataclass(frozen=True)
+class RoundedShapes:
+    """Items as their exact shapes: a square *core* grown by a disc, posed in the table frame.
+
+    Both catalogue shapes are of this form: a circle of diameter ``d`` is a point core
+    (``core_half_mm = 0``) grown by ``d / 2``; a rounded square of side ``s`` and corner radius
+    ``r`` is a square core of half side ``s / 2 - r`` grown by ``r``. Distances to such a shape
+    are exact (no polygon approximation): the distance to the core minus the radius.
+    Arrays have one row per item, all in mm; ``cos``/``sin`` are of the item's angle.
+    """
+
+    center_mm: np.ndarray
+    cos: np.ndarray
+    sin: np.ndarray
+    core_half_mm: np.ndarray
+    radius_mm: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.radius_mm)
+
+    def cores_mm(self) -> np.ndarray:
+        """The cores in the table frame: a shapely point (circle) or square polygon per item."""
+        h = self.core_half_mm
+        corners = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+        local = corners[None, :, :] * h[:, None, None]  # (N, 4, 2)
+        x, y = local[..., 0], local[..., 1]
+        c, s = self.cos[:, None], self.sin[:, None]
+        table = np.stack(
+            [c * x - s * y + self.center_mm[:, :1], s * x + c * y + self.center_mm[:, 1:]], axis=2
+        )
+        out = np.empty(len(self), dtype=object)
+        is_point = h <= 0
+        out[is_point] = shapely.points(self.center_mm[is_point])
+        if (~is_point).any():
+            out[~is_point] = shapely.polygons(table[~is_point])
+        return out
+
+    def signed_distance_mm(self, points_mm: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """Signed distance (mm) of ``points_mm[m]`` to the outline of item ``which[m]``.
+
+        Positive outside, negative inside (minus the depth below the outline).
+        """
+        d = np.asarray(points_mm, dtype=float) - self.center_mm[which]
+        c, s = self.cos[which], self.sin[which]
+        h = self.core_half_mm[which]
+        ax = np.abs(c * d[:, 0] + s * d[:, 1]) - h  # local x, y: rotate back by the angle
+        ay = np.abs(-s * d[:, 0] + c * d[:, 1]) - h
+        outside = np.hypot(np.maximum(ax, 0.0), np.maximum(ay, 0.0))
+        inside = np.minimum(np.maximum(ax, ay), 0.0)
+        return outside + inside - self.radius_mm[which]
 
 
 def local_to_table_mm(points_local_mm: np.ndarray, item: PlacedItem) -> np.ndarray:
@@ -53,8 +110,23 @@ def item_polygon_mm(item: PlacedItem, catalogue: Catalogue) -> Polygon:
 
 def item_polygons_mm(items: Sequence[PlacedItem], catalogue: Catalogue) -> np.ndarray:
     """Outlines of ``items`` in the table frame (mm), as an object array of polygons."""
-    shapes = [_item_vertices(item, catalogue) for item in items]
-    return _polygons(shapes, [_pose(item) for item in items])
+    shapes = [_item_shape(item, catalogue)[1] for item in items]
+    return _polygons(shapes, [_pose(item) for item in items])[0]
+
+
+def rounded_shapes_mm(items: Sequence[PlacedItem], catalogue: Catalogue) -> RoundedShapes:
+    """The exact shapes of ``items`` in the table frame (see :class:`RoundedShapes`)."""
+    shapes = [_item_shape(item, catalogue)[0] for item in items]
+    angles = np.deg2rad(np.array([item.angle_deg for item in items], dtype=float))
+    half = np.array([_core_half_and_radius(shape)[0] for shape in shapes], dtype=float)
+    radius = np.array([_core_half_and_radius(shape)[1] for shape in shapes], dtype=float)
+    return RoundedShapes(
+        center_mm=np.array([item.center_mm for item in items], dtype=float).reshape(-1, 2),
+        cos=np.cos(angles),
+        sin=np.sin(angles),
+        core_half_mm=half,
+        radius_mm=radius,
+    )
 
 
 def icon_polygons_mm(item: PlacedItem, catalogue: Catalogue) -> dict[str, Polygon]:
@@ -82,10 +154,10 @@ def icon_outlines_mm(items: Sequence[PlacedItem], catalogue: Catalogue) -> list[
             owners.append((index, icon_id))
             shapes.append(vertices)
             poses.append(pose)
-    polygons = _polygons(shapes, poses)
+    polygons, vertices = _polygons(shapes, poses)
     return [
-        IconOutline(item_index=index, icon_id=icon_id, polygon_mm=polygon)
-        for (index, icon_id), polygon in zip(owners, polygons, strict=True)
+        IconOutline(item_index=index, icon_id=icon_id, polygon_mm=polygon, vertices_mm=points)
+        for (index, icon_id), polygon, points in zip(owners, polygons, vertices, strict=True)
     ]
 
 
@@ -112,7 +184,7 @@ def boundary_region_mm(boundary_mm: Sequence[PointMM], string_thickness_mm: floa
 
 def item_shape_kind(item: PlacedItem, catalogue: Catalogue) -> str:
     """The shape kind of an item (``"circle"`` / ``"rounded_square"``), from its type or back."""
-    return _item_shape(item, catalogue)[0]
+    return _item_shape(item, catalogue)[0].kind
 
 
 # --- internals ---------------------------------------------------------------------------------
@@ -139,16 +211,21 @@ def _place(points: np.ndarray, pose: np.ndarray) -> np.ndarray:
     return np.stack([c * x - s * y + cx, s * x + c * y + cy], axis=1)
 
 
-def _polygons(shapes: Sequence[np.ndarray], poses: Sequence[tuple[float, ...]]) -> np.ndarray:
-    """One polygon per (local vertices, pose) pair, built in a single vectorised call."""
+def _polygons(
+    shapes: Sequence[np.ndarray], poses: Sequence[tuple[float, ...]]
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One polygon per (local vertices, pose) pair, built in a single vectorised call.
+
+    Returns the polygons (object array) and their table-frame vertex arrays.
+    """
     out = np.empty(len(shapes), dtype=object)
     if not shapes:
-        return out
+        return out, []
     counts = np.array([len(v) for v in shapes])
     table = _place(np.concatenate(shapes), np.repeat(np.asarray(poses, dtype=float), counts, 0))
     rings = shapely.linearrings(table, indices=np.repeat(np.arange(len(shapes)), counts))
     out[:] = shapely.polygons(rings)
-    return out
+    return out, np.split(table, np.cumsum(counts)[:-1])
 
 
 def _coaster_type_name(item: PlacedItem, catalogue: Catalogue) -> str:
@@ -162,24 +239,26 @@ def _coaster_type_name(item: PlacedItem, catalogue: Catalogue) -> str:
     return item.type
 
 
-def _item_vertices(item: PlacedItem, catalogue: Catalogue) -> np.ndarray:
-    return _item_shape(item, catalogue)[1]
+def _core_half_and_radius(shape: Shape) -> tuple[float, float]:
+    if shape.kind == "circle":
+        return 0.0, shape.size_mm / 2
+    return shape.size_mm / 2 - shape.corner_radius_mm, shape.corner_radius_mm
 
 
-def _item_shape(item: PlacedItem, catalogue: Catalogue) -> tuple[str, np.ndarray]:
+def _item_shape(item: PlacedItem, catalogue: Catalogue) -> tuple[Shape, np.ndarray]:
     tables = _tables(catalogue)
     if item.kind is ItemKind.NAPKIN:
         return tables.napkin
     if item.type is None and item.face is Face.DOWN:
-        kinds = {kind for kind, _ in tables.coasters.values()}
+        kinds = {shape.kind for shape, _ in tables.coasters.values()}
         wanted = item.back_shape or (next(iter(kinds)) if len(kinds) == 1 else None)
         if wanted is None:
             raise GeometryError(
                 f"the face-down {item.color} coaster has neither a type nor a back_shape"
             )
-        for kind, vertices in tables.coasters.values():
-            if kind == wanted:
-                return kind, vertices
+        for shape, vertices in tables.coasters.values():
+            if shape.kind == wanted:
+                return shape, vertices
         raise GeometryError(f"no coaster in catalogue {catalogue.name!r} has shape {wanted!r}")
     return tables.coasters[_coaster_type_name(item, catalogue)]
 
@@ -188,8 +267,8 @@ def _item_shape(item: PlacedItem, catalogue: Catalogue) -> tuple[str, np.ndarray
 class _CatalogueTables:
     """Vertex arrays (local frame, mm, read-only) of a catalogue's shapes and icon outlines."""
 
-    napkin: tuple[str, np.ndarray]
-    coasters: dict[str, tuple[str, np.ndarray]]
+    napkin: tuple[Shape, np.ndarray]
+    coasters: dict[str, tuple[Shape, np.ndarray]]
     icons: dict[str, tuple[tuple[str, np.ndarray], ...]]
 
 
@@ -203,9 +282,9 @@ def _tables(catalogue: Catalogue) -> _CatalogueTables:
     if entry is not None and entry[0] is catalogue:
         return entry[1]
     tables = _CatalogueTables(
-        napkin=(catalogue.napkin.shape.kind, _vertices(catalogue.napkin.shape.polygon_mm)),
+        napkin=(catalogue.napkin.shape, _vertices(catalogue.napkin.shape.polygon_mm)),
         coasters={
-            t.type: (t.shape.kind, _vertices(t.shape.polygon_mm)) for t in catalogue.coaster_types
+            t.type: (t.shape, _vertices(t.shape.polygon_mm)) for t in catalogue.coaster_types
         },
         icons={
             t.type: tuple((icon.id, _vertices(icon.outline_mm)) for icon in t.icons)

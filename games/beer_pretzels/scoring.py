@@ -36,12 +36,20 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from games.beer_pretzels.catalogue import Catalogue, Face, IconKind, ItemKind, load_catalogue
-from games.beer_pretzels.contacts import pairs_within_mm, region_gaps_mm, signed_gaps_mm
+from games.beer_pretzels.contacts import (
+    item_gaps_mm,
+    outline_item_gaps_mm,
+    pairs_within_mm,
+    region_gaps_mm,
+    signed_gaps_mm,
+)
 from games.beer_pretzels.geometry import (
     GeometryError,
+    RoundedShapes,
     boundary_region_mm,
     icon_outlines_mm,
     item_polygons_mm,
+    rounded_shapes_mm,
 )
 from games.beer_pretzels.scene import PlacedItem, Scene
 
@@ -198,19 +206,22 @@ def score_scene(
     warnings: list[str] = []
     in_play = _items_in_play(scene, colors, set(removed_types), warnings)
 
+    placed = [scene.items[i] for i in in_play]
     try:
-        polygons = item_polygons_mm([scene.items[i] for i in in_play], cat)
+        polygons = item_polygons_mm(placed, cat)
+        shapes = rounded_shapes_mm(placed, cat)
         region = boundary_region_mm(scene.boundary_mm, cat.string.thickness_mm)
     except GeometryError as exc:
         raise SceneError(str(exc)) from exc
+    cores = shapes.cores_mm()
     foreign = _foreign_polygons(scene)
 
-    z_in_play = np.array([scene.items[i].z for i in in_play], dtype=float)
-    anchor_gaps = region_gaps_mm(region, polygons, TOUCH_MM + UNCERTAIN_MM)
-    link_pairs, link_gaps = _link_gaps(polygons)
+    reach = TOUCH_MM + UNCERTAIN_MM
+    anchor_gaps = region_gaps_mm(region, shapes, cores, polygons, reach)
+    link_pairs, link_gaps = _link_gaps(shapes, cores, polygons)
     counting = _counting(anchor_gaps, link_pairs, link_gaps, len(in_play))
 
-    icon_results = _icon_results(scene, cat, in_play, polygons, z_in_play, foreign, warnings)
+    icon_results = _icon_results(scene, cat, in_play, shapes, polygons, foreign, warnings)
 
     slot = {index: k for k, index in enumerate(in_play)}
     items = []
@@ -325,13 +336,15 @@ def _foreign_polygons(scene: Scene) -> list[BaseGeometry]:
 # --- geometry of decisions ---------------------------------------------------------------------
 
 
-def _link_gaps(polygons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs ``(i, j)``, i < j, of polygons within reach of a link decision, and their gaps."""
+def _link_gaps(
+    shapes: RoundedShapes, cores: np.ndarray, polygons: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, j)``, i < j, of items within reach of a link decision, and their gaps."""
     reach = TOUCH_MM + UNCERTAIN_MM
     left, right = pairs_within_mm(polygons, polygons, reach)
     keep = left < right
     left, right = left[keep], right[keep]
-    gaps = signed_gaps_mm(polygons[left], polygons[right], reach)
+    gaps = item_gaps_mm(shapes, cores, polygons, left, right, reach)
     near = gaps <= reach
     return np.stack([left[near], right[near]], axis=1), gaps[near]
 
@@ -404,8 +417,8 @@ def _icon_results(
     scene: Scene,
     cat: Catalogue,
     in_play: list[int],
+    shapes: RoundedShapes,
     polygons: np.ndarray,
-    z_in_play: np.ndarray,
     foreign: list[BaseGeometry],
     warnings: list[str],
 ) -> dict[int, tuple[IconResult, ...]]:
@@ -415,24 +428,35 @@ def _icon_results(
         return {}
     icons = np.asarray([o.polygon_mm for o in outlines], dtype=object)
     owner = np.asarray([o.item_index for o in outlines])  # slot in in_play
-    covers = np.asarray([*polygons, *foreign], dtype=object)
-    cover_z = np.concatenate([z_in_play, np.full(len(foreign), np.inf)])
-    icon_k, cover_k = pairs_within_mm(icons, covers, UNCERTAIN_MM)
-    above = cover_z[cover_k] > z_in_play[owner[icon_k]]
+    z = np.array([scene.items[i].z for i in in_play])
+
+    # Items lying above an icon's coaster, measured on their exact shapes.
+    icon_k, cover_k = pairs_within_mm(icons, polygons, UNCERTAIN_MM)
+    above = z[cover_k] > z[owner[icon_k]]
     icon_k, cover_k = icon_k[above], cover_k[above]
-    gaps = signed_gaps_mm(icons[icon_k], covers[cover_k], UNCERTAIN_MM)
+    vertices = [o.vertices_mm for o in outlines]
+    gaps = outline_item_gaps_mm(vertices, shapes, icon_k, cover_k, UNCERTAIN_MM)
+    # Foreign objects lie above everything.
+    foreign_arr = np.asarray(foreign, dtype=object)
+    icon_f, foreign_k = pairs_within_mm(icons, foreign_arr, UNCERTAIN_MM)
+    foreign_gaps = signed_gaps_mm(icons[icon_f], foreign_arr[foreign_k])
+    foreign_gaps[foreign_gaps < -UNCERTAIN_MM] = -np.inf
+
+    by_foreign = np.unique(icon_f[foreign_gaps <= 0])
+    icon_k = np.concatenate([icon_k, icon_f])
+    gaps = np.concatenate([gaps, foreign_gaps])
     near = gaps <= UNCERTAIN_MM
-    icon_k, cover_k, gaps = icon_k[near], cover_k[near], gaps[near]
+    icon_k, gaps = icon_k[near], gaps[near]
 
     covered = np.zeros(len(icons), dtype=bool)
     covered[icon_k[gaps <= 0]] = True
-    # Margin: the deepest cover of a covered icon, the nearest cover of a visible one.
-    margin = np.full(len(icons), np.nan)
-    for n, g in zip(icon_k, gaps, strict=True):
-        m = -g if covered[n] else g
-        if np.isnan(margin[n]) or (m > margin[n] if covered[n] else m < margin[n]):
-            margin[n] = m
-    by_foreign = np.unique(icon_k[(cover_k >= len(polygons)) & (gaps <= 0)])
+    # Margin: the deepest cover of a covered icon, the nearest cover of a visible one (inf:
+    # nothing above comes within UNCERTAIN_MM).
+    deepest = np.full(len(icons), -np.inf)
+    np.maximum.at(deepest, icon_k, -gaps)
+    nearest = np.full(len(icons), np.inf)
+    np.minimum.at(nearest, icon_k, gaps)
+    margin = np.where(covered, deepest, nearest)
     for n in by_foreign:
         index = in_play[owner[n]]
         warnings.append(
@@ -440,7 +464,6 @@ def _icon_results(
             "by something that is not a game item"
         )
 
-    margin[np.isnan(margin)] = np.inf  # nothing above comes near
     unsure = margin <= UNCERTAIN_MM
     confidence = _confidence(margin)
     results: dict[int, list[IconResult]] = {}

@@ -70,3 +70,14 @@ def test_devset_anchored_agrees_with_geometry():
                 assert got.counted and want["counted"], f"{path.stem} item {got.index}"
                 disagreements.append((path.stem, got.index))
     assert len(disagreements) <= 1, disagreements
+
+
+def test_devset_thin_icon_decisions_are_flagged_with_their_margin():
+    """Each icon decision the ground truth lists as hanging on < 1.9 mm (a sliver cover or a
+    near miss that changes someone's money) is flagged uncertain, with the same margin."""
+    for path in PHOTOS:
+        truth, result = _score(path)
+        margins = [icon.margin_mm for item in result.items for icon in item.icons if icon.uncertain]
+        for decision in truth["decisions"]:
+            if decision["what"] in ("icon_gap", "icon_cover") and decision["mm"] < 1.9:
+                assert any(abs(m - decision["mm"]) < 0.1 for m in margins), (path.stem, decision)
