@@ -26,6 +26,10 @@ MAX_LOOP_WIDTHS = 1.6 * LOOP_LENGTH_WIDTHS
 """...and one longer than this (width underestimated by 1.6x at most) is not either."""
 MIN_FRAGMENT_WIDTHS = 3.0
 """Centre-line pieces shorter than this many widths are noise, not string."""
+OUTLINE_WIDTHS = 0.75
+"""A centre line this close to an item (in string widths) runs along the item's outline..."""
+OUTLINE_SHARE = 0.7
+"""...and a fragment with this share of its length so close is the outline, not string."""
 STITCH_GAP_WIDTHS = 0.75
 """Pieces whose ends are this close (in widths) and aligned are one piece of centre line..."""
 STITCH_TURN_DEG = 50.0
@@ -113,6 +117,29 @@ def extract_fragments(centre_lines: np.ndarray, ridges: RidgeMaps) -> list[Fragm
         if fragment.length_widths >= MIN_FRAGMENT_WIDTHS:
             fragments.append(fragment)
     return fragments
+
+
+def drop_item_outlines(fragments: list[Fragment], distance_to_items: np.ndarray) -> list[Fragment]:
+    """The fragments that are not an item's outline.
+
+    The thickness edge of a coaster or napkin and its contact shadow make a thin line right
+    along the item's outline, just outside the item mask, often of a string-like colour on a
+    light table. A fragment most of whose length (:data:`OUTLINE_SHARE`) lies within
+    :data:`OUTLINE_WIDTHS` string widths of an item is such a line. (A string that merely
+    passes an item still has most of its length away from it; a short stretch between two
+    items that is dropped is bridged under them by the linker.)
+
+    ``distance_to_items``: (H, W) float32, analysis px from each pixel to the nearest item.
+    """
+    kept = []
+    height, width = distance_to_items.shape
+    for fragment in fragments:
+        xs = np.clip(np.round(fragment.points_px[:, 0]).astype(int), 0, width - 1)
+        ys = np.clip(np.round(fragment.points_px[:, 1]).astype(int), 0, height - 1)
+        near = distance_to_items[ys, xs] <= np.maximum(OUTLINE_WIDTHS * fragment.width_px, 2.0)
+        if np.mean(near) < OUTLINE_SHARE:
+            kept.append(fragment)
+    return kept
 
 
 def _stitch(paths: list[np.ndarray], width_map: np.ndarray) -> list[np.ndarray]:

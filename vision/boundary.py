@@ -21,7 +21,12 @@ import cv2
 import numpy as np
 
 from vision._string_color import string_likelihood
-from vision._string_loop import LOOP_LENGTH_WIDTHS, extract_fragments, link_loop
+from vision._string_loop import (
+    LOOP_LENGTH_WIDTHS,
+    drop_item_outlines,
+    extract_fragments,
+    link_loop,
+)
 from vision._string_refine import refine_centre_line
 from vision._string_ridges import RIDGE_SIGMAS_PX, centre_line_mask, ridge_maps
 
@@ -84,6 +89,9 @@ def find_boundary(
     fragments = extract_fragments(centre_line_mask(ridges), ridges)
     gap_items = None
     if small_items is not None:
+        free = (~small_items).astype(np.uint8)
+        distance_to_items = cv2.distanceTransform(free, cv2.DIST_L2, 3)
+        fragments = drop_item_outlines(fragments, distance_to_items)
         reach = int(np.ceil(2 * RIDGE_SIGMAS_PX[1]))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
         gap_items = cv2.dilate(small_items.astype(np.uint8), kernel) > 0
