@@ -99,9 +99,11 @@ def outline_item_gaps_mm(
 def signed_gaps_mm(a: Sequence[BaseGeometry], b: Sequence[BaseGeometry]) -> np.ndarray:
     """Signed gap between polygons ``a[k]`` and ``b[k]`` (mm), for shapes of any outline.
 
-    The overlap depth is estimated as the deepest vertex of either polygon inside the other (its
-    distance to the other's boundary); when one lies wholly inside the other without reaching
-    its boundary, the value is minus the clearance between the two boundaries.
+    The overlap depth is estimated as the larger of: the deepest vertex of either polygon inside
+    the other (its distance to the other's boundary), which is right for a corner or curve
+    poking in; and the thickness of the overlap (2 x area / perimeter), which is right for a
+    broad overlap between straight edges. When one lies wholly inside the other without
+    reaching its boundary, the value is minus the clearance between the two boundaries.
     """
     a_arr = np.asarray(a, dtype=object)
     b_arr = np.asarray(b, dtype=object)
@@ -115,9 +117,15 @@ def signed_gaps_mm(a: Sequence[BaseGeometry], b: Sequence[BaseGeometry]) -> np.n
         gaps[overlap[nested]] = -shapely.distance(a_edges[nested], b_edges[nested])
         if crossing.any():
             k = overlap[crossing]
-            depth = np.maximum(
-                _vertex_depths(a_arr[k], b_arr[k], b_edges[crossing]),
-                _vertex_depths(b_arr[k], a_arr[k], a_edges[crossing]),
+            common = shapely.intersection(a_arr[k], b_arr[k])
+            perimeter = np.asarray(shapely.length(common), dtype=float)
+            thickness = 2 * shapely.area(common) / np.where(perimeter > 0, perimeter, 1.0)
+            depth = np.maximum.reduce(
+                [
+                    _vertex_depths(a_arr[k], b_arr[k], b_edges[crossing]),
+                    _vertex_depths(b_arr[k], a_arr[k], a_edges[crossing]),
+                    thickness,
+                ]
             )
             gaps[k] = -depth
     return gaps

@@ -168,7 +168,10 @@ def boundary_region_mm(boundary_mm: Sequence[PointMM], string_thickness_mm: floa
     is ``string_thickness_mm`` wide around it, so the region is the enclosed polygon grown by
     half the thickness. A self-crossing loop is repaired to the union of its lobes.
     """
-    points = np.asarray(boundary_mm, dtype=float)
+    try:
+        points = np.asarray(boundary_mm, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError("the boundary must be a list of finite (x, y) points in mm") from exc
     if points.ndim != 2 or points.shape[1] != 2 or not np.isfinite(points).all():
         raise GeometryError("the boundary must be a list of finite (x, y) points in mm")
     if len(points) < 3:
@@ -180,11 +183,6 @@ def boundary_region_mm(boundary_mm: Sequence[PointMM], string_thickness_mm: floa
     if region.is_empty or region.area <= 0:
         raise GeometryError("the boundary encloses no area")
     return region
-
-
-def item_shape_kind(item: PlacedItem, catalogue: Catalogue) -> str:
-    """The shape kind of an item (``"circle"`` / ``"rounded_square"``), from its type or back."""
-    return _item_shape(item, catalogue)[0].kind
 
 
 # --- internals ---------------------------------------------------------------------------------

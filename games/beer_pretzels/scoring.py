@@ -284,9 +284,14 @@ def _check_items(scene: Scene, cat: Catalogue) -> None:
                 raise SceneError(f"{where}: unknown coaster type {item.type!r}")
         elif item.kind is ItemKind.COASTER and item.face is Face.UP:
             raise SceneError(f"{where}: a face-up coaster needs a type")
-        pose = (*item.center_mm, item.angle_deg)
-        if len(pose) != 3 or not np.isfinite(np.asarray(pose, dtype=float)).all():
-            raise SceneError(f"{where}: centre and angle must be finite numbers")
+        try:
+            pose = np.asarray([*item.center_mm, item.angle_deg], dtype=float)
+        except (TypeError, ValueError):
+            pose = np.array([np.nan])
+        if pose.shape != (3,) or not np.isfinite(pose).all():
+            raise SceneError(f"{where}: centre (x, y) and angle must be finite numbers")
+        if isinstance(item.z, bool) or not isinstance(item.z, int | np.integer):
+            raise SceneError(f"{where}: z must be a whole number, got {item.z!r}")
         if item.z in seen_z:
             raise SceneError(f"{where}: z {item.z} is also the z of item {seen_z[item.z]}")
         seen_z[item.z] = index

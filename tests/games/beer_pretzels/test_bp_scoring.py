@@ -14,7 +14,7 @@ from bp_scenes import (
     scene,
 )
 
-from games.beer_pretzels.scene import Scene
+from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import SceneError, coins_for, score_scene
 
 
@@ -322,6 +322,9 @@ def test_five_players_soft_coaster_scores_nothing_with_warning():
         (lambda: scene(coaster("red", None, 0, 0, 0)), "needs a type"),
         (lambda: scene(coaster("red", "three", 0, 0, 0), napkin("red", 0, 0, 0)), "z 0"),
         (lambda: scene(coaster("red", "three", float("nan"), 0, 0)), "finite"),
+        (lambda: scene(PlacedItem("coaster", "red", "three", "up", (1.0,), 0.0, 0)), "finite"),
+        (lambda: scene(PlacedItem("coaster", "red", "three", "up", None, 0.0, 0)), "finite"),
+        (lambda: scene(PlacedItem("coaster", "red", "three", "up", (0, 0), 0.0, 1.5)), "whole"),
         (lambda: scene(coaster("red", "three", 0, 0, 0), boundary=((0, 0), (1, 1))), "3 points"),
     ],
 )
