@@ -112,8 +112,8 @@ def make_sample(
     options = options or SynthOptions()
     catalogue = catalogue or load_catalogue()
     rng = photo_rng(set_seed, index)
-    difficulty = options.difficulty or _draw(rng, list(MIX.items()))
-    size = options.size_px or _draw(rng, list(PHONE_SIZES))
+    difficulty = options.difficulty or draw_weighted(rng, list(MIX.items()))
+    size = options.size_px or draw_weighted(rng, list(PHONE_SIZES))
     round_ = sample_round(rng, catalogue, difficulty)
     look = sample_look(rng, difficulty)
     photo = render_photo(rng, round_, catalogue, size, look)
@@ -145,7 +145,8 @@ def make_sample(
     )
 
 
-def _draw(rng: np.random.Generator, weighted: list[tuple[Any, float]]) -> Any:
+def draw_weighted(rng: np.random.Generator, weighted: list[tuple[Any, float]]) -> Any:
+    """One value of ``weighted`` ((value, weight) pairs), drawn with ``rng``."""
     weights = np.array([w for _, w in weighted], dtype=np.float64)
     return weighted[int(rng.choice(len(weighted), p=weights / weights.sum()))][0]
 

@@ -5,8 +5,10 @@ Every decision (anchored, counted, icon visible, money) comes from
 where things are in the photo: ``center_px`` (centre of the item's top surface, amodal),
 ``polygon_px`` (outline of the top surface, amodal), ``boundary_px`` (the cord's centre line at
 half its thickness above the table), all in pixels of the photo as displayed (EXIF applied),
-through the same camera the renderer used. Field names follow the spec's contract and the dev
-set's ground truth (``../shared/devset/README.md``), so one evaluation reads both.
+through the same camera the renderer used. Each item also carries ``shape`` (``circle`` /
+``rounded_square``), which a face-down coaster shows although its ``type`` is ``null``. Field
+names follow the spec's contract and the dev set's ground truth (``../shared/devset/README.md``),
+so one evaluation reads both.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def photo_labels(
         decided["center_mm"] = [round(v, 3) for v in decided["center_mm"]]
         decided["angle_deg"] = round(decided["angle_deg"], 3)
         decided["height_mm"] = round(height, 3)
+        decided["shape"] = catalogue.item_shape(item.kind, item.type).kind
         items.append(decided)
     boundary = round_.boundary_mm
     cord_mid_mm = catalogue.string.thickness_mm / 2

@@ -1,0 +1,95 @@
+import json
+
+from PIL import Image
+
+from api.cli import main
+
+
+def test_synth_writes_a_set_and_a_contact_sheet(tmp_path, capsys):
+    out = tmp_path / "set"
+    sheet = tmp_path / "sheet.png"
+    code = main(
+        [
+            "synth",
+            "--n",
+            "2",
+            "--seed",
+            "4",
+            "--out",
+            str(out),
+            "--size",
+            "400x300",
+            "--difficulty",
+            "easy",
+            "--contact-sheet",
+            str(sheet),
+        ]
+    )
+    assert code == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "0000.instance.png",
+        "0000.jpg",
+        "0000.json",
+        "0000.semantic.png",
+        "0001.instance.png",
+        "0001.jpg",
+        "0001.json",
+        "0001.semantic.png",
+    ]
+    labels = json.loads((out / "0001.json").read_text())
+    assert labels["difficulty"] == "easy" and labels["seed"] == {"set": 4, "index": 1}
+    assert Image.open(sheet).size[0] == 4 * 400
+    assert sheet.stat().st_size < 1_000_000
+    # Same command, same photos.
+    again = tmp_path / "again"
+    main(
+        [
+            "synth",
+            "--n",
+            "1",
+            "--seed",
+            "4",
+            "--start",
+            "1",
+            "--out",
+            str(again),
+            "--size",
+            "400x300",
+            "--difficulty",
+            "easy",
+        ]
+    )
+    assert (again / "0001.json").read_text() == (out / "0001.json").read_text()
+
+
+def test_synth_refuses_bad_arguments(tmp_path, capsys):
+    assert main(["synth", "--n", "2", "--out", str(tmp_path), "--size", "huge"]) == 2
+    assert "1600x1200" in capsys.readouterr().err
+    assert main(["synth", "--out", str(tmp_path)]) == 2
+    assert "--n" in capsys.readouterr().err
+    assert main(["synth", "--n", "1"]) == 2
+    assert main(["synth", "--recipe", "nope", "--out", str(tmp_path)]) == 2
+    assert "known recipes" in capsys.readouterr().err
+
+
+def test_evaluate_reads_a_synthetic_set_with_predictions(tmp_path, capsys):
+    out = tmp_path / "set"
+    main(["synth", "--n", "2", "--seed", "9", "--out", str(out), "--size", "400x300"])
+    truths = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+    wrong = dict(truths[1])
+    first = next(iter(wrong["scores"]))
+    wrong["scores"] = {**wrong["scores"], first: wrong["scores"][first] + 1}
+    predictions = tmp_path / "pred.jsonl"
+    predictions.write_text("\n".join(json.dumps(t) for t in (truths[0], wrong)))
+    capsys.readouterr()
+    assert main(["evaluate", str(out), "--predictions", str(predictions), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["all"]["photos"] == 2
+    assert summary["all"]["exact_accuracy"] == 0.5
+    assert summary["all"]["item_recall"] == 1.0 and summary["all"]["icons_accuracy"] == 1.0
+
+
+def test_evaluate_refuses_a_folder_without_ground_truth(tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path)]) == 2
+    assert "no photos" in capsys.readouterr().err

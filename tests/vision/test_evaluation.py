@@ -1,0 +1,144 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.evaluation import (
+    GroundTruthError,
+    evaluate_photo,
+    format_summary,
+    load_ground_truth,
+    match_items,
+    scores_exact,
+    summarise,
+)
+
+DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
+
+
+def _coaster(x, y, color="red", type_="beer", face="up", counted=True, icons=None):
+    return {
+        "kind": "coaster",
+        "color": color,
+        "type": type_ if face == "up" else None,
+        "face": face,
+        "center_px": [x, y],
+        "counted": counted,
+        "icons": icons
+        if icons is not None
+        else [
+            {"id": "beer", "kind": "beer", "value": None, "visible": True},
+            {"id": "p1", "kind": "pretzel", "value": 1, "visible": False},
+        ],
+    }
+
+
+def _truth(items, scores=None, difficulty="easy"):
+    return {
+        "image": "a.jpg",
+        "difficulty": difficulty,
+        "scores": scores or {"red": 1},
+        "items": items,
+    }
+
+
+def test_match_items_pairs_nearest_first_each_once():
+    truth = [{"center_px": [0, 0]}, {"center_px": [30, 0]}]
+    pred = [{"center_px": [28, 0]}, {"center_px": [5, 0]}, {"center_px": [200, 0]}, {}]
+    assert match_items(pred, truth) == [(0, 1, 2.0), (1, 0, 5.0)]
+    assert match_items([{"center_px": [0, 41]}], truth) == []
+
+
+@pytest.mark.parametrize(
+    ("pred", "exact"),
+    [
+        ({"red": 3, "blue": 2}, True),
+        ({"red": 3, "blue": 2, "gray": 0}, True),
+        ({"red": 3, "blue": 2, "gray": 4}, False),
+        ({"red": 3}, False),
+        ({"red": 3, "blue": 1}, False),
+    ],
+)
+def test_scores_exact(pred, exact):
+    assert scores_exact({"scores": pred}, {"scores": {"red": 3, "blue": 2}}) is exact
+
+
+def test_item_attributes_are_compared_on_matched_pairs():
+    truth = _truth(
+        [
+            _coaster(100, 100),
+            _coaster(300, 100, color="blue", counted=False),
+            _coaster(500, 500, face="down", counted=False),
+        ]
+    )
+    pred = {
+        "scores": {"red": 1},
+        "items": [
+            _coaster(103, 98),  # all right
+            _coaster(
+                305, 100, color="red", type_="soft", counted=True
+            ),  # colour/type/counted wrong
+            _coaster(900, 900),  # matches nothing
+        ],
+    }
+    r = evaluate_photo(pred, truth, seconds=0.5)
+    assert r.exact and r.players.accuracy == 1.0
+    assert (r.found.right, r.found.total, r.extra) == (2, 3, 1)
+    assert (r.items["color"].right, r.items["color"].total) == (1, 2)
+    assert (r.items["type"].right, r.items["type"].total) == (1, 2)
+    assert (r.items["counted"].right, r.items["counted"].total) == (1, 2)
+    # Icons of the wrong-type coaster count as wrong; the right one's match.
+    assert (r.items["icons"].right, r.items["icons"].total) == (2, 4)
+    assert r.items["kind"].accuracy == 1.0 and r.items["face"].accuracy == 1.0
+
+
+def test_icon_visibility_errors_are_counted():
+    truth = _truth([_coaster(100, 100)])
+    icons = [{"id": "beer", "visible": False}, {"id": "p1", "visible": False}]
+    r = evaluate_photo({"scores": {"red": 1}, "items": [_coaster(100, 100, icons=icons)]}, truth)
+    assert (r.items["icons"].right, r.items["icons"].total) == (1, 2)
+
+
+def test_a_failed_photo_counts_wrong_everywhere():
+    r = evaluate_photo(None, _truth([_coaster(1, 1)], {"red": 1, "blue": 0}), error="no_game_found")
+    assert not r.exact and r.players.right == 0 and r.players.total == 2
+    assert r.found.right == 0 and r.error == "no_game_found"
+
+
+def test_summaries_by_difficulty():
+    photos = [
+        evaluate_photo({"scores": {"red": 1}, "items": []}, _truth([], difficulty="easy"), 1.0),
+        evaluate_photo({"scores": {"red": 2}, "items": []}, _truth([], difficulty="hard"), 3.0),
+        evaluate_photo(None, _truth([], difficulty="hard"), 2.0, error="no_game_found"),
+    ]
+    summaries = summarise(photos)
+    assert list(summaries) == ["all", "easy", "hard"]
+    all_ = summaries["all"].to_json()
+    assert all_["photos"] == 3 and all_["exact_accuracy"] == pytest.approx(1 / 3)
+    assert all_["errors"] == 1 and all_["seconds_per_photo_median"] == 2.0
+    assert summaries["hard"].to_json()["exact_accuracy"] == 0.0
+    assert all_["item_recall"] is None  # no items at all
+    text = format_summary(summaries)
+    assert "exact (all money right)" in text and "33.3%" in text and "hard" in text
+
+
+def test_load_ground_truth_skips_other_json_and_checks_photos(tmp_path):
+    (tmp_path / "index.json").write_text(json.dumps({"photos": []}))
+    (tmp_path / "b.json").write_text(json.dumps(_truth([]) | {"image": "b.jpg"}))
+    (tmp_path / "b.jpg").write_bytes(b"x")
+    photos = load_ground_truth(tmp_path)
+    assert [p.image_path.name for p in photos] == ["b.jpg"]
+    (tmp_path / "c.json").write_text(json.dumps(_truth([]) | {"image": "c.jpg"}))
+    with pytest.raises(GroundTruthError, match="missing"):
+        load_ground_truth(tmp_path)
+    with pytest.raises(GroundTruthError, match="not a folder"):
+        load_ground_truth(tmp_path / "nope")
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="shared dev set not present")
+def test_devset_loads_as_is():
+    photos = load_ground_truth(DEVSET)
+    assert len(photos) == 30
+    perfect = [evaluate_photo(p.truth, p.truth) for p in photos]
+    summary = summarise(perfect)["all"].to_json()
+    assert summary["exact_accuracy"] == 1.0 and summary["icons_accuracy"] == 1.0
