@@ -45,9 +45,13 @@ ITEM_GAP_WEIGHT = 0.15
 BEND_WEIGHT = 4.0
 """Cost (in widths of gap) of a 90-degree turn at one end of a link."""
 MAX_LINK_TURN_DEG = 80.0
-"""A link may leave a fragment end at most this far from the end's direction."""
+"""A link may leave a fragment end at most this far from the end's direction..."""
+MAX_HIDDEN_EXTRA_TURN_DEG = 40.0
+"""...plus this much times the gap's hidden share: under an item the string may curve."""
 MIN_SEEN_FRACTION = 0.3
 """At least this share of a loop's length must be seen string, not bridged gaps."""
+GAP_SAMPLES = 24
+"""Points along a gap at which the item mask is read."""
 ANCHOR_TRIES = 5
 """How many of the longest fragments are tried as the start of the loop."""
 
@@ -151,7 +155,7 @@ def _stitch(paths: list[np.ndarray], width_map: np.ndarray) -> list[np.ndarray]:
     """
     tips = []
     for path in paths:
-        width = float(np.median(width_map[path[:, 1], path[:, 0]]))
+        width = float(np.mean(width_map[path[:, 1], path[:, 0]]))
         reach = max(2, min(len(path) - 1, round(2 * width)))
         for tip, base in ((path[0], path[reach]), (path[-1], path[-1 - reach])):
             direction = (tip - base).astype(np.float64)
@@ -224,31 +228,33 @@ def _open_path(contour: np.ndarray) -> np.ndarray:
     count = contour.shape[0]
     if count < 3:
         return contour
-    previous = np.roll(contour, 1, axis=0)
-    following = np.roll(contour, -1, axis=0)
+    previous = np.concatenate([contour[-1:], contour[:-1]])
+    following = np.concatenate([contour[1:], contour[:1]])
     reversals = np.flatnonzero(np.all(previous == following, axis=1))
     if reversals.size == 0:
         return contour
     if reversals.size == 1:
-        return np.roll(contour, -int(reversals[0]), axis=0)[: count // 2 + 1]
-    spans = np.diff(np.append(reversals, reversals[0] + count))
-    longest = int(np.argmax(spans))
-    start = int(reversals[longest])
-    return np.roll(contour, -start, axis=0)[: int(spans[longest]) + 1]
+        start, length = int(reversals[0]), count // 2 + 1
+    else:
+        spans = np.diff(np.append(reversals, reversals[0] + count))
+        longest = int(np.argmax(spans))
+        start, length = int(reversals[longest]), int(spans[longest]) + 1
+    return contour[(np.arange(length) + start) % count]
 
 
 def _smooth_1d(values: np.ndarray, window: int) -> np.ndarray:
+    """Moving average along axis 0 of (N,) or (N, 2) float64 values, ends replicated."""
     window = max(1, min(window, values.shape[0]) | 1)
     if window == 1:
         return values
-    pad = window // 2
-    padded = np.pad(values, pad, mode="edge")
-    return np.convolve(padded, np.ones(window) / window, mode="valid")
+    column = values.reshape(values.shape[0], -1)
+    smoothed = cv2.blur(column, (1, window), borderType=cv2.BORDER_REPLICATE)
+    return smoothed.reshape(values.shape)
 
 
 def _smooth(points: np.ndarray) -> np.ndarray:
     """Light smoothing of pixel-staircase centre lines (ends kept in place)."""
-    smoothed = np.stack([_smooth_1d(points[:, 0], 5), _smooth_1d(points[:, 1], 5)], axis=1)
+    smoothed = _smooth_1d(points, 5)
     smoothed[0], smoothed[-1] = points[0], points[-1]
     return smoothed
 
@@ -369,43 +375,48 @@ def _candidate_links(
     opposed = -np.einsum("ij,ij->i", directions[first], directions[second])
     cos_a[close] = opposed[close]
     cos_b[close] = opposed[close]
-    min_cos = np.cos(np.radians(MAX_LINK_TURN_DEG))
-    turn_ok = (cos_a >= min_cos) & (cos_b >= min_cos)
+    loosest_cos = np.cos(np.radians(MAX_LINK_TURN_DEG + MAX_HIDDEN_EXTRA_TURN_DEG))
+    turn_ok = (cos_a >= loosest_cos) & (cos_b >= loosest_cos)
     # Without an item mask nothing tells a gap under an item from one over free table: any gap
     # up to the longest is allowed, all at the free-table cost (short ones still win).
     max_open_widths = MAX_OPEN_GAP_WIDTHS if item_mask is not None else MAX_GAP_WIDTHS
-    links = []
-    for index in np.flatnonzero(turn_ok):
-        a, b = int(first[index]), int(second[index])
-        distance = float(distances[index])
-        width = float(width_pairs[index])
-        hidden = _hidden_fraction(positions[a], positions[b], width, item_mask)
-        open_widths = (1.0 - hidden) * distance / width
-        if open_widths > max_open_widths:
-            continue
-        cost = open_widths + ITEM_GAP_WEIGHT * hidden * distance / width
-        cost += BEND_WEIGHT * ((1.0 - cos_a[index]) + (1.0 - cos_b[index]))
-        links.append(_Link(cost=cost, end_a=a, end_b=b, gap_widths=distance / width))
+    keep = np.flatnonzero(turn_ok)
+    first, second = first[keep], second[keep]
+    distances, width_pairs = distances[keep], width_pairs[keep]
+    cos_a, cos_b = cos_a[keep], cos_b[keep]
+    hidden = _hidden_fractions(positions[first], positions[second], item_mask)
+    gap_widths = distances / width_pairs
+    open_widths = (1.0 - hidden) * gap_widths
+    max_turn = np.radians(MAX_LINK_TURN_DEG + MAX_HIDDEN_EXTRA_TURN_DEG * hidden)
+    ok = (open_widths <= max_open_widths) & (np.minimum(cos_a, cos_b) >= np.cos(max_turn))
+    cost = open_widths + ITEM_GAP_WEIGHT * hidden * gap_widths
+    cost += BEND_WEIGHT * ((1.0 - cos_a) + (1.0 - cos_b))
+    links = [
+        _Link(
+            cost=float(cost[index]),
+            end_a=int(first[index]),
+            end_b=int(second[index]),
+            gap_widths=float(gap_widths[index]),
+        )
+        for index in np.flatnonzero(ok)
+    ]
     links.sort(key=lambda link: link.cost)
     return links
 
 
-def _hidden_fraction(
-    start: np.ndarray, stop: np.ndarray, width: float, item_mask: np.ndarray | None
-) -> float:
-    """Fraction of the straight gap start->stop that lies under items (0 without a mask)."""
-    if item_mask is None:
-        return 0.0
-    distance = float(np.linalg.norm(stop - start))
-    if distance < 1.0:
-        return 0.0
-    samples = max(2, int(distance / max(width * 0.5, 1.0)) + 1)
-    t = np.linspace(0.0, 1.0, samples)[1:-1] if samples > 2 else np.array([0.5])
-    points = start[None, :] + t[:, None] * (stop - start)[None, :]
-    height, width_px = item_mask.shape
-    xs = np.clip(np.round(points[:, 0]).astype(int), 0, width_px - 1)
-    ys = np.clip(np.round(points[:, 1]).astype(int), 0, height - 1)
-    return float(np.mean(item_mask[ys, xs]))
+def _hidden_fractions(
+    starts: np.ndarray, stops: np.ndarray, item_mask: np.ndarray | None
+) -> np.ndarray:
+    """(K,) share of each straight gap starts[k] -> stops[k] that lies under items (0 without a
+    mask), from :data:`GAP_SAMPLES` points evenly spread along it."""
+    if item_mask is None or starts.shape[0] == 0:
+        return np.zeros(starts.shape[0])
+    t = (np.arange(GAP_SAMPLES) + 0.5) / GAP_SAMPLES
+    points = starts[:, None, :] + t[None, :, None] * (stops - starts)[:, None, :]
+    height, width = item_mask.shape
+    xs = np.clip(np.round(points[..., 0]).astype(int), 0, width - 1)
+    ys = np.clip(np.round(points[..., 1]).astype(int), 0, height - 1)
+    return item_mask[ys, xs].mean(axis=1)
 
 
 def _trace_loop(
