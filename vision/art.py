@@ -1,0 +1,164 @@
+"""The catalogue's printed art, prepared for recognition: feature templates and colour references.
+
+Every distinct *side* a recogniser can see is one :class:`Side`: a coaster face per coaster type,
+a coaster back per shape (backs differ only by shape), and the napkin face and back. The colours
+of one side differ only in colour, so features are computed once per side, on the *ink channel*
+(:func:`ink_channel`), the per-pixel minimum of B, G and R: every saturated player colour is dark
+in it and paper, cream and white are bright, so one template serves all colours.
+
+Frames and units
+----------------
+* Side-local frame: origin at the item centre, x right, y down, millimetres (as in the catalogue;
+  a back is in its own mirrored frame, as seen from above).
+* A template image at ``px_per_mm`` px/mm covers the side's bounding square; pixel (i, j) has its
+  centre at ``x = (i + 0.5) / px_per_mm - size_mm / 2`` (same for y).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from threading import Lock
+
+import cv2
+import numpy as np
+
+from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, Shape
+
+#: SIFT descriptor distance below which two template features are repeats of one motif.
+TWIN_DESCRIPTOR_DISTANCE = 120.0
+
+
+def ink_channel(image_bgr: np.ndarray) -> np.ndarray:
+    """The per-pixel minimum of B, G and R (uint8): colour-independent structure of the art."""
+    return image_bgr.min(axis=2)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One recognisable side of an item: ``type_name`` is None for napkins and coaster backs."""
+
+    kind: ItemKind
+    type_name: str | None
+    face: Face
+    shape: Shape
+
+    @property
+    def label(self) -> str:
+        what = self.type_name or (self.shape.kind if self.kind is ItemKind.COASTER else "")
+        return f"{self.kind.value}-{what}-{self.face.value}".replace("--", "-")
+
+
+@dataclass(frozen=True)
+class SideTemplate:
+    """SIFT features of a side's ink-channel art at ``px_per_mm``.
+
+    ``points_mm``: (N, 2) keypoint positions in the side-local frame (mm); ``descriptors``: (N, 128)
+    float32; ``twins``: (N, N) bool, True where two features are near-identical repeats of the
+    same printed motif (the three $1 pretzels of a triple, the rim text), which a plain ratio test
+    would wrongly reject as ambiguous.
+    """
+
+    side: Side
+    px_per_mm: float
+    points_mm: np.ndarray
+    descriptors: np.ndarray
+    twins: np.ndarray
+    angles_deg: np.ndarray  # (N,) SIFT orientation of each feature (OpenCV convention)
+    sizes_px: np.ndarray  # (N,) SIFT size of each feature, template px
+
+
+@dataclass
+class ArtLibrary:
+    """Sides, art and feature templates of one catalogue; build with :func:`art_library`."""
+
+    catalogue: Catalogue
+    sides: tuple[Side, ...]
+    _art_cache: dict[tuple[str, str, float], np.ndarray] = field(default_factory=dict, repr=False)
+    _template_cache: dict[tuple[str, float], SideTemplate] = field(default_factory=dict, repr=False)
+    _lock: Lock = field(default_factory=Lock, repr=False)
+
+    def art_path(self, side: Side, color: str) -> Path:
+        type_name = side.type_name
+        if side.kind is ItemKind.COASTER and type_name is None:
+            type_name = next(t.type for t in self.catalogue.coaster_types if t.shape == side.shape)
+        return self.catalogue.art_path(side.kind, color, type_name, side.face)
+
+    def art_rgba(self, side: Side, color: str, px_per_mm: float) -> np.ndarray:
+        """The side's art in ``color`` as BGRA uint8 at ``px_per_mm`` (bounding square)."""
+        key = (side.label, color, round(px_per_mm, 4))
+        with self._lock:
+            cached = self._art_cache.get(key)
+        if cached is not None:
+            return cached
+        path = self.art_path(side, color)
+        art = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if art is None or art.ndim != 3 or art.shape[2] != 4:
+            raise FileNotFoundError(f"art {path} is missing or not an RGBA PNG")
+        size_px = max(8, round(side.shape.size_mm * px_per_mm))
+        art = cv2.resize(art, (size_px, size_px), interpolation=cv2.INTER_AREA)
+        art.setflags(write=False)
+        with self._lock:
+            self._art_cache[key] = art
+        return art
+
+    def template(self, side: Side, px_per_mm: float) -> SideTemplate:
+        """SIFT features of ``side`` at ``px_per_mm`` (computed once, then cached)."""
+        key = (side.label, round(px_per_mm, 4))
+        with self._lock:
+            cached = self._template_cache.get(key)
+        if cached is not None:
+            return cached
+        reference_color = self.catalogue.colors[0].name
+        art = self.art_rgba(side, reference_color, px_per_mm)
+        mask = cv2.erode((art[:, :, 3] > 128).astype(np.uint8) * 255, np.ones((5, 5), np.uint8))
+        sift = cv2.SIFT_create()
+        keypoints, descriptors = sift.detectAndCompute(ink_channel(art[:, :, :3]), mask)
+        size_mm = art.shape[0] / px_per_mm
+        points = np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2)
+        points_mm = (points + 0.5) / px_per_mm - size_mm / 2
+        if descriptors is None:
+            descriptors = np.zeros((0, 128), np.float32)
+        descriptors = descriptors.astype(np.float32)
+        sq = (descriptors**2).sum(axis=1)
+        dist2 = sq[:, None] + sq[None, :] - 2 * descriptors @ descriptors.T
+        twins = dist2 < TWIN_DESCRIPTOR_DISTANCE**2
+        np.fill_diagonal(twins, False)
+        template = SideTemplate(
+            side,
+            px_per_mm,
+            points_mm,
+            descriptors,
+            twins,
+            np.array([kp.angle for kp in keypoints], np.float64),
+            np.array([kp.size for kp in keypoints], np.float64),
+        )
+        with self._lock:
+            self._template_cache[key] = template
+        return template
+
+
+def _sides(catalogue: Catalogue) -> tuple[Side, ...]:
+    sides = [Side(ItemKind.COASTER, t.type, Face.UP, t.shape) for t in catalogue.coaster_types]
+    back_shapes: list[Shape] = []
+    for t in catalogue.coaster_types:
+        if t.shape not in back_shapes:
+            back_shapes.append(t.shape)
+    sides += [Side(ItemKind.COASTER, None, Face.DOWN, s) for s in back_shapes]
+    sides += [Side(ItemKind.NAPKIN, None, f, catalogue.napkin.shape) for f in (Face.UP, Face.DOWN)]
+    return tuple(sides)
+
+
+_LIBRARIES: dict[tuple[Path, str, int], ArtLibrary] = {}
+_LIBRARIES_LOCK = Lock()
+
+
+def art_library(catalogue: Catalogue) -> ArtLibrary:
+    """The (process-wide, cached) art library of ``catalogue``."""
+    key = (catalogue.root, catalogue.name, catalogue.version)
+    with _LIBRARIES_LOCK:
+        library = _LIBRARIES.get(key)
+        if library is None:
+            library = ArtLibrary(catalogue=catalogue, sides=_sides(catalogue))
+            _LIBRARIES[key] = library
+        return library

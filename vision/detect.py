@@ -1,0 +1,542 @@
+"""Find coasters and napkins by matching the catalogue art's SIFT features.
+
+Two passes:
+
+1. :func:`coarse_table_plane`: coaster faces are matched in the (downscaled) working image with
+   full homographies; the confident ones give a first table-plane homography.
+2. :func:`detect_sides`: the image is rectified onto the table plane (:func:`rectify`) at a fixed
+   scale, where every item is its art rotated and shifted; all sides (faces, backs, napkins) are
+   matched there with similarity transforms, one RANSAC instance after another, and overlapping
+   hypotheses are resolved greedily so that each image feature explains at most one item.
+
+Frames: *working px* (the loaded working image), *table mm* (the plane's frame), *canvas px*
+(the rectified view: ``canvas = (table_mm - origin_mm) * px_per_mm``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from games.beer_pretzels.catalogue import Face
+from vision.art import ArtLibrary, Side, SideTemplate, ink_channel
+from vision.errors import NoGameFound
+from vision.plane import ItemObservation, ItemPose, TablePlane, fit_table_plane
+
+#: Long side of the image searched in the coarse pass (px).
+COARSE_LONG_SIDE_PX = 1100
+#: Template scale of the coarse pass (px/mm).
+COARSE_TEMPLATE_PX_PER_MM = 2.0
+#: Scale of the rectified table view (px/mm): about the resolution of a phone photo's items.
+CANVAS_PX_PER_MM = 1.6
+#: Largest rectified view (px); the scale is lowered for very wide views.
+MAX_CANVAS_PIXELS = 6_000_000
+#: Spacing of the exactly computed points of the rectification map (canvas px).
+_MAP_GRID_PX = 8
+#: Table regions seen coarser than this (working px per mm) are not searched.
+MIN_IMAGE_PX_PER_MM = 0.4
+#: Lowe's ratio test threshold.
+RATIO = 0.8
+#: Minimum RANSAC inliers for an item hypothesis in the canvas / in the coarse pass.
+MIN_INLIERS = 8
+MIN_COARSE_INLIERS = 15
+_NO_TWINS = np.zeros(100_000, bool)
+#: Gradient magnitude (ink levels per px, Sobel) above which a pixel is an edge.
+_EDGE_MIN_GRADIENT = 40.0
+#: |cos| of the angle between art and photo edge directions for a pixel to agree.
+_EDGE_MIN_COS = 0.9
+#: A hypothesis needs this many agreeing edge pixels per mm^2 of canvas scale squared...
+_MIN_SUPPORT_PX_PER_MM2 = 120.0
+#: ...and this share of its agreeing edge pixels not explained by a stronger item.
+_MIN_FREE_SUPPORT = 0.5
+#: Largest factor between a feature's size in the view and in the template.
+_MAX_SCALE_ERROR = 1.4
+#: Hough cells: item centre (mm) and angle (rad); a cluster needs this many votes.
+_VOTE_CELL_MM = 8.0
+_VOTE_ANGLE_RAD = np.deg2rad(20.0)
+_MIN_VOTES = 4
+#: Neighbours looked at per image feature (the best, its twins and the first rival).
+_KNN = 5
+
+
+@dataclass(frozen=True)
+class CanvasView:
+    """A rectified view of the table: ``canvas px = (table mm - origin_mm) * px_per_mm``."""
+
+    image_bgr: np.ndarray
+    origin_mm: tuple[float, float]
+    px_per_mm: float
+
+    def table_to_canvas(self, points_mm: np.ndarray) -> np.ndarray:
+        return (np.asarray(points_mm, float) - self.origin_mm) * self.px_per_mm
+
+    def canvas_to_table(self, points_px: np.ndarray) -> np.ndarray:
+        return np.asarray(points_px, float) / self.px_per_mm + self.origin_mm
+
+
+@dataclass(frozen=True)
+class SideDetection:
+    """One item side found in the canvas, with its matched features.
+
+    ``pose`` is in table mm; ``points_local_mm`` / ``points_canvas_px`` are the (N, 2) inlier
+    feature pairs (side-local mm, canvas px).
+    """
+
+    side: Side
+    pose: ItemPose
+    points_local_mm: np.ndarray
+    points_canvas_px: np.ndarray
+
+    @property
+    def n_inliers(self) -> int:
+        return len(self.points_local_mm)
+
+
+@dataclass(frozen=True)
+class _Hypothesis:
+    side: Side
+    transform: np.ndarray  # (3, 3) local mm -> image px
+    keypoint_ids: np.ndarray
+    template_ids: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Features:
+    """SIFT features of an image: (N, 2) positions px, (N,) angles deg and sizes px, (N, 128)."""
+
+    points: np.ndarray
+    angles_deg: np.ndarray
+    sizes_px: np.ndarray
+    descriptors: np.ndarray
+
+
+def _sift_features(gray: np.ndarray, mask: np.ndarray | None = None) -> _Features:
+    sift = cv2.SIFT_create()
+    keypoints, descriptors = sift.detectAndCompute(gray, mask)
+    if descriptors is None:
+        descriptors = np.zeros((0, 128), np.float32)
+    return _Features(
+        np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2),
+        np.array([kp.angle for kp in keypoints], dtype=np.float64),
+        np.array([kp.size for kp in keypoints], dtype=np.float64),
+        descriptors,
+    )
+
+
+def _ratio_matches(
+    descriptors: np.ndarray, template: SideTemplate, *, twin_aware: bool = True
+) -> tuple[np.ndarray, ...]:
+    """(image keypoint ids, template keypoint ids) passing a twin-aware ratio test.
+
+    The ratio test compares the best template feature with the best one that is not its twin
+    (a repeat of the same motif); an accepted image feature is paired with the best template
+    feature and with its twins among the nearest, and RANSAC picks the right one.
+    """
+    n = len(template.descriptors)
+    if len(descriptors) == 0 or n < 2:
+        return np.zeros(0, int), np.zeros(0, int)
+    k = min(_KNN, n)
+    matcher = cv2.BFMatcher(cv2.NORM_L2)
+    query, train = [], []
+    for neighbours in matcher.knnMatch(descriptors, template.descriptors, k=k):
+        if not neighbours:
+            continue
+        best = neighbours[0]
+        twins = template.twins[best.trainIdx] if twin_aware else _NO_TWINS[: len(template.twins)]
+        rival = next((m for m in neighbours[1:] if not twins[m.trainIdx]), None)
+        if rival is not None and best.distance >= RATIO * rival.distance:
+            continue
+        for m in neighbours:
+            if m is best or (twins[m.trainIdx] and (rival is None or m.distance < rival.distance)):
+                query.append(best.queryIdx)
+                train.append(m.trainIdx)
+    return np.array(query, int), np.array(train, int)
+
+
+def _instances(
+    side: Side,
+    template: SideTemplate,
+    points_px: np.ndarray,
+    query: np.ndarray,
+    train: np.ndarray,
+    *,
+    homography: bool,
+    threshold_px: float,
+    min_inliers: int,
+    scale_range: tuple[float, float] | None,
+) -> list[_Hypothesis]:
+    """Sequential RANSAC: every instance of ``side`` supported by the ratio matches."""
+    src = template.points_mm[train].astype(np.float32)
+    dst = points_px[query].astype(np.float32)
+    alive = np.ones(len(query), bool)
+    found: list[_Hypothesis] = []
+    radius_mm = side.shape.half_extent_mm
+    for _ in range(40):
+        if alive.sum() < min_inliers:
+            break
+        idx = np.flatnonzero(alive)
+        if homography:
+            t, inl = cv2.findHomography(
+                src[idx], dst[idx], cv2.RANSAC, threshold_px, maxIters=2000, confidence=0.995
+            )
+        else:
+            a, inl = cv2.estimateAffinePartial2D(
+                src[idx],
+                dst[idx],
+                method=cv2.RANSAC,
+                ransacReprojThreshold=threshold_px,
+                maxIters=2000,
+                confidence=0.995,
+            )
+            t = None if a is None else np.vstack([a, [0.0, 0.0, 1.0]])
+        if t is None or inl is None:
+            break
+        inl = inl.ravel().astype(bool)
+        if inl.sum() < min_inliers:
+            break
+        scale = float(np.sqrt(abs(np.linalg.det(t[:2, :2] / t[2, 2]))))
+        centre = t[:2, 2] / t[2, 2]
+        alive[idx[inl]] = False
+        plausible = scale_range is None or scale_range[0] <= scale <= scale_range[1]
+        plausible = plausible and _homography_is_sane(t)
+        if plausible:
+            found.append(_Hypothesis(side, t, query[idx[inl]], train[idx[inl]]))
+            near = np.linalg.norm(dst - centre, axis=1) < radius_mm * scale
+            alive &= ~near
+    return found
+
+
+def _homography_is_sane(h: np.ndarray) -> bool:
+    """Orientation-preserving, not too anisotropic: a plausible view of a flat item."""
+    a = h[:2, :2] / h[2, 2]
+    if np.linalg.det(a) <= 0:
+        return False
+    s = np.linalg.svd(a, compute_uv=False)
+    return bool(s[1] / s[0] > (0.25 if abs(h[2, 0]) + abs(h[2, 1]) > 0 else 0.7))
+
+
+def _select(hypotheses: list[_Hypothesis], min_inliers: int) -> list[_Hypothesis]:
+    """Greedy: strongest first, each image feature explains at most one item."""
+    claimed: set[int] = set()
+    chosen: list[_Hypothesis] = []
+    for hyp in sorted(hypotheses, key=lambda h: -len(h.keypoint_ids)):
+        free = np.array([k not in claimed for k in hyp.keypoint_ids.tolist()], bool)
+        if free.sum() < max(min_inliers, 0.6 * len(free)):
+            continue
+        chosen.append(
+            _Hypothesis(hyp.side, hyp.transform, hyp.keypoint_ids[free], hyp.template_ids[free])
+        )
+        claimed.update(hyp.keypoint_ids.tolist())
+    return chosen
+
+
+@dataclass(frozen=True)
+class _EdgeImage:
+    """Unit gradient directions of an ink image where its edges are strong."""
+
+    gx: np.ndarray
+    gy: np.ndarray
+    strong: np.ndarray
+
+
+def _edges(ink: np.ndarray) -> _EdgeImage:
+    smooth = cv2.GaussianBlur(ink.astype(np.float32), (0, 0), 1.0)
+    gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx**2 + gy**2) + 1e-6
+    return _EdgeImage(gx / mag, gy / mag, mag > _EDGE_MIN_GRADIENT)
+
+
+def _rendered_ink(
+    library: ArtLibrary, side: Side, px_per_mm: float, local_to_canvas: np.ndarray, box: tuple
+) -> tuple[np.ndarray, np.ndarray]:
+    """The side's ink art and its shape mask warped into canvas box (x0, y0, x1, y1)."""
+    art = library.art_rgba(side, library.catalogue.colors[0].name, px_per_mm)
+    size = art.shape[0]
+    half = side.shape.size_mm / 2
+    art_to_local = np.array(
+        [
+            [1 / px_per_mm, 0, 0.5 / px_per_mm - half],
+            [0, 1 / px_per_mm, 0.5 / px_per_mm - half],
+            [0, 0, 1],
+        ]
+    )
+    x0, y0, x1, y1 = box
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float)
+    m = (shift @ local_to_canvas @ art_to_local)[:2]
+    ink = ink_channel(art[:, :, :3]).astype(np.float32)
+    alpha = art[:, :, 3].astype(np.float32) / 255
+    # outside the shape: a value far from the rim's, so that the outline itself is an edge
+    rim = float(np.median(ink[alpha > 0.5][:: max(1, size)]))
+    outside = 255.0 if rim < 128 else 0.0
+    ink = ink * alpha + outside * (1 - alpha)
+    dsize = (x1 - x0, y1 - y0)
+    warped = cv2.warpAffine(ink, m, dsize, flags=cv2.INTER_LINEAR, borderValue=outside)
+    mask = cv2.warpAffine(alpha, m, dsize, flags=cv2.INTER_LINEAR, borderValue=0)
+    return warped, mask
+
+
+def _support(
+    hyp: _Hypothesis, library: ArtLibrary, view_edges: _EdgeImage, px_per_mm: float
+) -> np.ndarray:
+    """Canvas pixels (flat indices) whose edge direction agrees with the hypothesis's art."""
+    h, w = view_edges.strong.shape
+    radius = hyp.side.shape.half_extent_mm * px_per_mm + 3
+    cx, cy = hyp.transform[:2, 2]
+    x0, y0 = max(0, int(cx - radius)), max(0, int(cy - radius))
+    x1, y1 = min(w, int(cx + radius) + 1), min(h, int(cy + radius) + 1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return np.zeros(0, np.int64)
+    ink, mask = _rendered_ink(library, hyp.side, px_per_mm, hyp.transform, (x0, y0, x1, y1))
+    art_edges = _edges(ink)
+    region = (slice(y0, y1), slice(x0, x1))
+    cos = art_edges.gx * view_edges.gx[region] + art_edges.gy * view_edges.gy[region]
+    near_item = cv2.dilate((mask > 0.05).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    agree = art_edges.strong & view_edges.strong[region] & (np.abs(cos) > _EDGE_MIN_COS) & near_item
+    ys, xs = np.nonzero(agree)
+    return (ys + y0).astype(np.int64) * w + (xs + x0)
+
+
+def _select_by_support(
+    hypotheses: list[_Hypothesis], library: ArtLibrary, view: CanvasView
+) -> list[_Hypothesis]:
+    """Greedy explanation of the canvas's edges: most supported first, each edge pixel once."""
+    view_edges = _edges(ink_channel(view.image_bgr))
+    min_support = _MIN_SUPPORT_PX_PER_MM2 * view.px_per_mm**2
+    scored = [(hyp, _support(hyp, library, view_edges, view.px_per_mm)) for hyp in hypotheses]
+    claimed = np.zeros(view_edges.strong.size, bool)
+    chosen: list[_Hypothesis] = []
+    for hyp, support in sorted(scored, key=lambda hs: -len(hs[1])):
+        free = support[~claimed[support]]
+        if len(free) < max(min_support, _MIN_FREE_SUPPORT * len(support)):
+            continue
+        chosen.append(hyp)
+        claimed[support] = True
+    return chosen
+
+
+def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray:
+    """A first table-plane homography (table mm -> working px) from the clearest coaster faces.
+
+    The table frame is that of the strongest coaster found. Raises :class:`NoGameFound` when no
+    coaster face is clearly visible.
+    """
+    h, w = image_bgr.shape[:2]
+    factor = min(1.0, COARSE_LONG_SIDE_PX / max(h, w))
+    small = image_bgr
+    if factor < 1.0:
+        small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    features = _sift_features(ink_channel(small))
+    points, descriptors = features.points, features.descriptors
+    hypotheses: list[_Hypothesis] = []
+    for side in library.sides:
+        if side.face is not Face.UP or side.type_name is None:
+            continue
+        template = library.template(side, COARSE_TEMPLATE_PX_PER_MM)
+        query, train = _ratio_matches(descriptors, template, twin_aware=False)
+        hypotheses += _instances(
+            side,
+            template,
+            points,
+            query,
+            train,
+            homography=True,
+            threshold_px=2.5,
+            min_inliers=MIN_COARSE_INLIERS,
+            scale_range=(0.15, 10.0),
+        )
+    chosen = _select(hypotheses, MIN_COARSE_INLIERS)
+    if not chosen:
+        raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
+    to_working = np.diag([1 / factor, 1 / factor, 1.0])
+    anchor = to_working @ chosen[0].transform
+    anchor = anchor / anchor[2, 2]
+    if len(chosen) == 1:
+        return anchor
+    observations, poses = [], []
+    inverse_anchor = np.linalg.inv(anchor)
+    for hyp in chosen:
+        template = library.template(hyp.side, COARSE_TEMPLATE_PX_PER_MM)
+        local = template.points_mm[hyp.template_ids]
+        px = points[hyp.keypoint_ids] / factor
+        observations.append(ItemObservation(local, px))
+        s = inverse_anchor @ to_working @ hyp.transform
+        s = s / s[2, 2]
+        poses.append(
+            ItemPose((s[0, 2], s[1, 2]), float(np.arctan2(s[1, 0] - s[0, 1], s[0, 0] + s[1, 1])))
+        )
+    fit = fit_table_plane(observations, (w, h), anchor, poses, with_distortion=False)
+
+    return fit.plane.table_to_undistorted
+
+
+def table_footprint_mm(plane: TablePlane, image_size_px: tuple[int, int]) -> np.ndarray:
+    """(xmin, ymin, xmax, ymax) in table mm of the image region where items can be read."""
+    w, h = image_size_px
+    gx, gy = np.meshgrid(np.linspace(0, w - 1, 33), np.linspace(0, h - 1, 25))
+    grid = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    hom = np.linalg.inv(plane.table_to_undistorted)
+    und = plane.undistort(grid)
+    q = und @ hom[:, :2].T + hom[:, 2]
+    # table points in front of the camera share the sign of w with the table origin's image
+    origin_w = plane.table_to_undistorted[2, 2]
+    in_front = q[:, 2] * np.sign(origin_w) > 1e-12
+    table = q[:, :2] / q[:, 2:3]
+    # local scale by finite differences on the grid
+    step = np.array([1.0, 0.0])
+    table_dx = plane.image_to_table(grid + step)
+    table_dy = plane.image_to_table(grid + step[::-1])
+    jac_det = np.abs(
+        (table_dx[:, 0] - table[:, 0]) * (table_dy[:, 1] - table[:, 1])
+        - (table_dx[:, 1] - table[:, 1]) * (table_dy[:, 0] - table[:, 0])
+    )
+    px_per_mm = 1.0 / np.sqrt(np.maximum(jac_det, 1e-12))
+    keep = in_front & (px_per_mm >= MIN_IMAGE_PX_PER_MM) & np.isfinite(table).all(axis=1)
+    if not keep.any():
+        raise NoGameFound("the table plane could not be placed in the photo")
+    t = table[keep]
+    return np.array([*t.min(axis=0), *t.max(axis=0)])
+
+
+def rectify(
+    image_bgr: np.ndarray, plane: TablePlane, bounds_mm: np.ndarray | None = None
+) -> CanvasView:
+    """Resample the working image onto the table plane (see :class:`CanvasView`).
+
+    ``bounds_mm`` (xmin, ymin, xmax, ymax): the table region to cover; default: all of the table
+    the photo shows clearly enough (:func:`table_footprint_mm`).
+    """
+    h, w = image_bgr.shape[:2]
+    if bounds_mm is None:
+        bounds_mm = table_footprint_mm(plane, (w, h))
+    x0, y0, x1, y1 = (float(v) for v in bounds_mm)
+    ppm = CANVAS_PX_PER_MM
+    area = (x1 - x0) * (y1 - y0)
+    if area * ppm**2 > MAX_CANVAS_PIXELS:
+        # quantised so that art and templates are prepared for a few scales only
+        ppm = float(np.floor(np.sqrt(MAX_CANVAS_PIXELS / area) / 0.05) * 0.05)
+        ppm = max(ppm, 0.5)
+    cw, ch = int(np.ceil((x1 - x0) * ppm)), int(np.ceil((y1 - y0) * ppm))
+    view = CanvasView(np.zeros((1, 1, 3), np.uint8), (float(x0), float(y0)), ppm)
+    # the map is smooth: compute it on a coarse grid and interpolate
+    step = _MAP_GRID_PX
+    gw, gh = cw // step + 2, ch // step + 2
+    gx, gy = np.meshgrid(np.arange(gw, dtype=np.float64) * step, np.arange(gh) * step)
+    table = view.canvas_to_table(np.stack([gx.ravel(), gy.ravel()], axis=1))
+    coarse = plane.table_to_image(table).astype(np.float32).reshape(gh, gw, 2)
+    sx, sy = np.meshgrid(
+        np.arange(cw, dtype=np.float32) / step, np.arange(ch, dtype=np.float32) / step
+    )
+    fine = cv2.remap(coarse, sx, sy, cv2.INTER_LINEAR)
+    canvas = cv2.remap(
+        image_bgr, fine[:, :, 0], fine[:, :, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+    )
+    return CanvasView(canvas, view.origin_mm, ppm)
+
+
+def _vote_instances(
+    side: Side,
+    template: SideTemplate,
+    features: _Features,
+    query: np.ndarray,
+    train: np.ndarray,
+    px_per_mm: float,
+) -> list[_Hypothesis]:
+    """Every instance of ``side`` in a rectified view, by Hough voting then least squares.
+
+    In the rectified view an item is its art rotated and shifted at the template's scale, so one
+    match (with the SIFT orientations of both features) predicts the item's centre and angle.
+    Votes are clustered in (centre, angle); each cluster is verified with a RANSAC similarity.
+    """
+    if len(query) < MIN_INLIERS:
+        return []
+    ratio = features.sizes_px[query] / template.sizes_px[train]
+    keep = (ratio > 1 / _MAX_SCALE_ERROR) & (ratio < _MAX_SCALE_ERROR)
+    query, train = query[keep], train[keep]
+    angle = np.deg2rad(features.angles_deg[query] - template.angles_deg[train])
+    c, s = np.cos(angle), np.sin(angle)
+    local_px = template.points_mm[train] * px_per_mm
+    image_px = features.points[query]
+    centre = image_px - np.stack(
+        [c * local_px[:, 0] - s * local_px[:, 1], s * local_px[:, 0] + c * local_px[:, 1]], 1
+    )
+    cell = _VOTE_CELL_MM * px_per_mm
+    alive = np.ones(len(query), bool)
+    found: list[_Hypothesis] = []
+    src_all = template.points_mm[train]
+    for _ in range(60):
+        idx = np.flatnonzero(alive)
+        if len(idx) < MIN_INLIERS:
+            break
+        ix = np.floor(centre[idx, 0] / cell).astype(np.int64)
+        iy = np.floor(centre[idx, 1] / cell).astype(np.int64)
+        ia = np.floor((angle[idx] % (2 * np.pi)) / _VOTE_ANGLE_RAD).astype(np.int64)
+        ix -= ix.min()
+        iy -= iy.min()
+        keys = (ix * (iy.max() + 1) + iy) * 64 + ia
+        _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+        top = int(np.argmax(counts))
+        if counts[top] < _MIN_VOTES:
+            break
+        seed = idx[inverse.ravel() == top]
+        mean_c = np.median(centre[seed], axis=0)
+        mean_a = np.angle(np.exp(1j * angle[seed]).mean())
+        d_angle = np.abs(np.angle(np.exp(1j * (angle[idx] - mean_a))))
+        near = idx[
+            (np.linalg.norm(centre[idx] - mean_c, axis=1) < 2 * cell) & (d_angle < _VOTE_ANGLE_RAD)
+        ]
+        alive[seed] = False
+        if len(near) < MIN_INLIERS:
+            continue
+        a, inl = cv2.estimateAffinePartial2D(
+            src_all[near].astype(np.float32),
+            image_px[near].astype(np.float32),
+            method=cv2.RANSAC,
+            ransacReprojThreshold=3.0,
+            maxIters=500,
+        )
+        if a is None or inl is None or inl.sum() < MIN_INLIERS:
+            continue
+        t = np.vstack([a, [0.0, 0.0, 1.0]])
+        # all matches of this side consistent with the fitted transform
+        predicted = src_all[idx] @ t[:2, :2].T + t[:2, 2]
+        members = idx[np.linalg.norm(predicted - image_px[idx], axis=1) < 3.0]
+        members = members[np.unique(query[members], return_index=True)[1]]
+        scale = float(np.sqrt(abs(np.linalg.det(t[:2, :2]))))
+        if len(members) < MIN_INLIERS or not (
+            px_per_mm / _MAX_SCALE_ERROR < scale < px_per_mm * _MAX_SCALE_ERROR
+        ):
+            continue
+        found.append(_Hypothesis(side, t, query[members], train[members]))
+        used = np.isin(query, query[members])
+        alive &= ~used
+    return found
+
+
+def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
+    """Every item side visible in the rectified ``view``, with pose (table mm) and features."""
+    features = _sift_features(ink_channel(view.image_bgr))
+    hypotheses: list[_Hypothesis] = []
+    templates: dict[str, SideTemplate] = {}
+    for side in library.sides:
+        template = library.template(side, view.px_per_mm)
+        templates[side.label] = template
+        query, train = _ratio_matches(features.descriptors, template)
+        hypotheses += _vote_instances(side, template, features, query, train, view.px_per_mm)
+    detections = []
+    for hyp in _select_by_support(hypotheses, library, view):
+        t = hyp.transform
+        centre_px = t[:2, 2]
+        angle = float(np.arctan2(t[1, 0] - t[0, 1], t[0, 0] + t[1, 1]))
+        centre_mm = view.canvas_to_table(centre_px[None])[0]
+        detections.append(
+            SideDetection(
+                side=hyp.side,
+                pose=ItemPose((float(centre_mm[0]), float(centre_mm[1])), angle),
+                points_local_mm=templates[hyp.side.label].points_mm[hyp.template_ids],
+                points_canvas_px=features.points[hyp.keypoint_ids],
+            )
+        )
+    return detections

@@ -1,0 +1,216 @@
+"""Tell each detected item's colour (and napkin face/back, back shape) from its pixels.
+
+Works in a rectified view (:class:`vision.detect.CanvasView`), where an item is its art
+rotated and shifted. For each candidate colour the art is rendered at the item's pose and
+compared with the observed pixels where the item is surely visible (around its matched
+features), after a per-channel gain that absorbs the light's colour and brightness. The colour
+whose art explains the pixels best wins; the same comparison decides a napkin's face from its
+back, and a face-down coaster's shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from games.beer_pretzels.catalogue import Face, ItemKind
+from vision.art import ArtLibrary, Side
+from vision.detect import CanvasView
+from vision.plane import ItemPose
+
+#: Radius around each matched feature taken as surely visible (mm).
+VISIBLE_RADIUS_MM = 5.0
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """An item side's art drawn into a canvas box ``(x0, y0, x1, y1)`` (canvas px).
+
+    ``bgr``: (h, w, 3) float32; ``alpha``: (h, w) float32 in [0, 1], the item's shape.
+    """
+
+    box: tuple[int, int, int, int]
+    bgr: np.ndarray
+    alpha: np.ndarray
+
+
+@dataclass(frozen=True)
+class IdentifiedItem:
+    """A detected item with its colour and side decided.
+
+    ``gains``: per-channel factors (B, G, R) mapping art colours to observed ones;
+    ``color_margin``: how much better the chosen colour explains the pixels than the runner-up
+    (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm).
+    """
+
+    side: Side
+    color: str
+    pose: ItemPose
+    rendering: Rendering
+    gains: np.ndarray
+    color_margin: float
+    points_local_mm: np.ndarray
+
+
+def local_to_canvas_matrix(view: CanvasView, pose: ItemPose) -> np.ndarray:
+    """(3, 3) affine map: side-local mm -> canvas px."""
+    c, s = np.cos(pose.angle_rad), np.sin(pose.angle_rad)
+    p = view.px_per_mm
+    cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
+    return np.array([[p * c, -p * s, cx], [p * s, p * c, cy], [0.0, 0.0, 1.0]])
+
+
+def item_box(view: CanvasView, side: Side, pose: ItemPose) -> tuple[int, int, int, int]:
+    """Canvas box around the item (clipped to the canvas), (x0, y0, x1, y1)."""
+    h, w = view.image_bgr.shape[:2]
+    cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
+    r = side.shape.half_extent_mm * view.px_per_mm + 2
+    x0, y0 = int(np.clip(np.floor(cx - r), 0, w)), int(np.clip(np.floor(cy - r), 0, h))
+    x1, y1 = int(np.clip(np.ceil(cx + r) + 1, 0, w)), int(np.clip(np.ceil(cy + r) + 1, 0, h))
+    return x0, y0, x1, y1
+
+
+def render(
+    library: ArtLibrary,
+    view: CanvasView,
+    side: Side,
+    color: str,
+    pose: ItemPose,
+    box: tuple[int, int, int, int] | None = None,
+) -> Rendering:
+    """Draw ``side`` in ``color`` at ``pose`` into ``box`` (default: the box around it)."""
+    box = box if box is not None else item_box(view, side, pose)
+    x0, y0, x1, y1 = box
+    art = library.art_rgba(side, color, view.px_per_mm)
+    p = view.px_per_mm
+    half = side.shape.size_mm / 2
+    art_to_local = np.array([[1 / p, 0, 0.5 / p - half], [0, 1 / p, 0.5 / p - half], [0, 0, 1.0]])
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
+    m = (shift @ local_to_canvas_matrix(view, pose) @ art_to_local)[:2]
+    size = (max(1, x1 - x0), max(1, y1 - y0))
+    bgr = cv2.warpAffine(
+        art[:, :, :3].astype(np.float32),
+        m,
+        size,
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    alpha = cv2.warpAffine(
+        art[:, :, 3].astype(np.float32) / 255, m, size, flags=cv2.INTER_LINEAR, borderValue=0
+    )
+    return Rendering(box, bgr, alpha)
+
+
+def visible_mask(view: CanvasView, box: tuple, pose: ItemPose, points_local_mm: np.ndarray):
+    """Box-sized bool mask of pixels near the item's matched features (surely visible)."""
+    x0, y0, x1, y1 = box
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    pts = view.table_to_canvas(pose.local_to_table(points_local_mm)) - [x0, y0]
+    r = max(1, round(VISIBLE_RADIUS_MM * view.px_per_mm))
+    for x, y in pts:
+        cv2.circle(mask, (round(x), round(y)), r, 1, -1)
+    return mask > 0
+
+
+def fit_gains(observed: np.ndarray, art: np.ndarray) -> np.ndarray:
+    """Per-channel least-squares gains g with observed ~ g * art, (3,)."""
+    num = (observed * art).sum(axis=0)
+    den = (art * art).sum(axis=0) + 1e-6
+    return np.clip(num / den, 0.05, 5.0)
+
+
+def _explain_error(observed: np.ndarray, art: np.ndarray) -> tuple[float, np.ndarray]:
+    """Median per-pixel L1 error (levels) of ``art`` after gains, and the gains."""
+    gains = fit_gains(observed, art)
+    err = np.abs(observed - art * gains).sum(axis=1)
+    return float(np.median(err)), gains
+
+
+def _candidate_sides(library: ArtLibrary, side: Side) -> list[Side]:
+    """Sides one detection may turn out to be: a napkin's face or back."""
+    if side.kind is ItemKind.NAPKIN:
+        return [s for s in library.sides if s.kind is ItemKind.NAPKIN]
+    return [side]
+
+
+def identify(
+    library: ArtLibrary,
+    view: CanvasView,
+    side: Side,
+    pose: ItemPose,
+    points_local_mm: np.ndarray,
+) -> IdentifiedItem:
+    """Decide the colour (and napkin face/back, back shape) of one detected item."""
+    box = item_box(view, side, pose)
+    x0, y0, x1, y1 = box
+    observed_box = view.image_bgr[y0:y1, x0:x1].astype(np.float32)
+    near_features = visible_mask(view, box, pose, points_local_mm)
+    results = []
+    for candidate in _candidate_sides(library, side):
+        for color in library.catalogue.color_names:
+            rendering = render(library, view, candidate, color, pose)
+            inside = near_features & (rendering.alpha > 0.99)
+            if inside.sum() < 20:
+                inside = rendering.alpha > 0.99
+            err, gains = _explain_error(observed_box[inside], rendering.bgr[inside])
+            results.append((err, candidate, color, rendering, gains))
+    results.sort(key=lambda r: r[0])
+    err, best_side, color, rendering, gains = results[0]
+    runner_up = next((r for r in results[1:] if r[2] != color), results[0])
+    margin = (runner_up[0] - err) / max(runner_up[0], 1e-6)
+    if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
+        best_side, rendering = _back_shape(
+            library, view, best_side, color, pose, gains, err
+        )
+    return IdentifiedItem(
+        side=best_side,
+        color=color,
+        pose=pose,
+        rendering=rendering,
+        gains=gains,
+        color_margin=float(margin),
+        points_local_mm=points_local_mm,
+    )
+
+
+def _back_shape(
+    library: ArtLibrary,
+    view: CanvasView,
+    side: Side,
+    color: str,
+    pose: ItemPose,
+    gains: np.ndarray,
+    interior_err: float,
+) -> tuple[Side, Rendering]:
+    """A face-down coaster's shape: the largest shape whose extra area looks like its rim.
+
+    Backs differ only in shape; where a larger shape (rounded square) exceeds a smaller one
+    (circle) the photo shows either that shape's coloured rim or whatever lies around it.
+    """
+    backs = [s for s in library.sides if s.kind is ItemKind.COASTER and s.face is Face.DOWN]
+    largest = max(backs, key=lambda s: s.shape.half_extent_mm)
+    box = item_box(view, largest, pose)
+    renderings = {s: render(library, view, s, color, pose, box) for s in backs}
+    x0, y0, x1, y1 = box
+    observed_box = view.image_bgr[y0:y1, x0:x1].astype(np.float32)
+    by_area = sorted(backs, key=lambda s: float(s.shape.polygon_mm.area))
+    chosen = by_area[0]
+    for larger in by_area[1:]:
+        extra = (renderings[larger].alpha > 0.99) & (renderings[chosen].alpha < 0.01)
+        if extra.sum() < 10:
+            continue
+        err = np.abs(observed_box[extra] - renderings[larger].bgr[extra] * gains).sum(axis=1)
+        if float(np.median(err)) < 2.0 * interior_err + _SHAPE_ERR_SLACK:
+            chosen = larger
+    return chosen, renderings[chosen]
+
+
+#: Allowed extra error (summed BGR levels) of a shape's rim over the item's interior error.
+_SHAPE_ERR_SLACK = 30.0
+
+
+def with_pose(item: IdentifiedItem, library: ArtLibrary, view: CanvasView, pose: ItemPose):
+    """The same item re-rendered at a refined pose."""
+    return replace(item, pose=pose, rendering=render(library, view, item.side, item.color, pose))

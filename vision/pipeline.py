@@ -1,0 +1,182 @@
+"""Phone photo -> Beer & Pretzels scores: the pipeline, one stage after another.
+
+:func:`score_photo` runs, in order:
+
+1. load the photo into the working image (:func:`vision.load.load_photo`);
+2. place the table plane roughly from the clearest coasters (:func:`coarse_table_plane`);
+3. rectify the table and find every item side by its art (:func:`detect_sides`);
+4. fit the table plane (homography + lens distortion) and all item poses jointly
+   (:func:`vision.plane.fit_table_plane`), then rectify again with it;
+5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
+6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`);
+7. find the boundary string (:func:`vision.boundary.find_boundary`) and map it to the table;
+8. score the scene with the scoring core and build the JSON contract
+   (:mod:`vision.contract`).
+
+Thread-safe: no shared mutable state except the art library's locked caches.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from games.beer_pretzels.catalogue import Catalogue, load_catalogue
+from games.beer_pretzels.scene import Scene
+from games.beer_pretzels.scoring import SceneError, score_scene
+from vision.annotate import annotate
+from vision.art import ArtLibrary, art_library
+from vision.boundary import find_boundary
+from vision.contract import build_contract, placed_items
+from vision.detect import (
+    CanvasView,
+    SideDetection,
+    coarse_table_plane,
+    detect_sides,
+    rectify,
+)
+from vision.errors import NoGameFound
+from vision.identify import IdentifiedItem, identify
+from vision.load import LoadedPhoto, load_photo
+from vision.occlusion import item_polygon_table_mm, stacking_order
+from vision.plane import ItemObservation, PlaneFit, TablePlane, fit_table_plane
+
+#: Margin around the items kept in the final rectified view (mm).
+_VIEW_MARGIN_MM = 40.0
+
+
+@dataclass
+class ScoredPhoto:
+    """The result of :func:`score_photo`: the contract dict plus what is needed to draw it."""
+
+    contract: dict[str, Any]
+    photo: LoadedPhoto = field(repr=False)
+
+    def annotated_jpeg(self, max_long_side_px: int = 2048, quality: int = 85) -> bytes:
+        """The working image with boundary, items, icons and money drawn on it, as JPEG."""
+        image = annotate(self.photo.image_bgr, self.contract, 1 / self.photo.working_to_displayed)
+        h, w = image.shape[:2]
+        factor = min(1.0, max_long_side_px / max(h, w))
+        if factor < 1.0:
+            image = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+        if not ok:
+            raise RuntimeError("JPEG encoding of the annotated image failed")
+        return data.tobytes()
+
+
+def score_photo(
+    photo: str | os.PathLike | bytes,
+    *,
+    name: str | None = None,
+    catalogue: Catalogue | None = None,
+) -> ScoredPhoto:
+    """Score one photo. Raises :class:`vision.errors.PhotoError` for photos that cannot be scored.
+
+    ``name`` is reported as the contract's ``image`` (default: the path given, or ``"photo"``).
+    """
+    started = time.perf_counter()
+    catalogue = catalogue if catalogue is not None else load_catalogue()
+    library = art_library(catalogue)
+    loaded = load_photo(photo)
+    if name is None:
+        name = "photo" if isinstance(photo, bytes | bytearray) else os.fspath(photo)
+    image = loaded.image_bgr
+    h, w = image.shape[:2]
+
+    coarse = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
+    coarse_view = rectify(image, coarse)
+    detections = detect_sides(coarse_view, library)
+    if not detections:
+        raise NoGameFound("no Beer & Pretzels coaster or napkin was found in the photo")
+    fit = _fit_plane(detections, coarse_view, coarse, (w, h))
+    view = rectify(image, fit.plane, _bounds_around(detections, fit))
+    items = [
+        identify(library, view, d.side, pose, d.points_local_mm[mask])
+        for d, pose, mask in zip(detections, fit.poses, fit.inlier_masks, strict=True)
+    ]
+    stacking = stacking_order(view, items)
+    boundary = find_boundary(image, item_mask=_item_mask(items, fit.plane, (w, h)))
+    boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
+    warnings = _warnings(items, boundary)
+    placed = placed_items(items, stacking.z, catalogue)
+    scene = Scene(boundary_mm=tuple(map(tuple, np.asarray(boundary_mm).tolist())), items=placed)
+    score = None
+    if len(scene.boundary_mm) >= 3:
+        try:
+            score = score_scene(scene, catalogue)
+        except SceneError as exc:
+            warnings.append(f"the scene could not be scored: {exc}")
+    contract = build_contract(
+        name=name,
+        catalogue=catalogue,
+        scene=scene,
+        score=score,
+        plane=fit.plane,
+        boundary_px=None if boundary is None else boundary.polygon_px,
+        working_to_displayed=loaded.working_to_displayed,
+        warnings=warnings,
+    )
+    contract["timing_ms"] = {"total": round((time.perf_counter() - started) * 1000, 1)}
+    return ScoredPhoto(contract=contract, photo=loaded)
+
+
+def _fit_plane(
+    detections: list[SideDetection],
+    view: CanvasView,
+    coarse: TablePlane,
+    image_size_px: tuple[int, int],
+) -> PlaneFit:
+    """Joint fit of the plane and all poses from every detection's features (working px)."""
+    observations = [
+        ItemObservation(
+            d.points_local_mm, coarse.table_to_image(view.canvas_to_table(d.points_canvas_px))
+        )
+        for d in detections
+    ]
+    order = sorted(range(len(detections)), key=lambda k: -detections[k].n_inliers)
+    fit = fit_table_plane(
+        [observations[k] for k in order],
+        image_size_px,
+        coarse.table_to_undistorted,
+        [detections[k].pose for k in order],
+    )
+    back = np.argsort(order)
+    return PlaneFit(
+        plane=fit.plane,
+        poses=tuple(fit.poses[k] for k in back),
+        rms_px=fit.rms_px,
+        inlier_masks=tuple(fit.inlier_masks[k] for k in back),
+    )
+
+
+def _bounds_around(detections: list[SideDetection], fit: PlaneFit) -> np.ndarray:
+    centres = np.array([p.center_mm for p in fit.poses])
+    reach = max(d.side.shape.half_extent_mm for d in detections) + _VIEW_MARGIN_MM
+    return np.array([*(centres.min(axis=0) - reach), *(centres.max(axis=0) + reach)])
+
+
+def _item_mask(items: list[IdentifiedItem], plane: TablePlane, size: tuple[int, int]):
+    """(H, W) bool of the working image: True where a detected item lies."""
+    w, h = size
+    mask = np.zeros((h, w), np.uint8)
+    for it in items:
+        outline = np.asarray(item_polygon_table_mm(it).exterior.coords)
+        px = plane.table_to_image(outline)
+        cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 1)
+    return mask > 0
+
+
+def _warnings(items: list[IdentifiedItem], boundary) -> list[str]:
+    warnings = []
+    if boundary is None:
+        warnings.append("no boundary string found: no item is anchored, every score is 0")
+    return warnings
+
+
+__all__ = ["ArtLibrary", "ScoredPhoto", "score_photo"]

@@ -1,0 +1,211 @@
+"""The table plane: one homography plus radial lens distortion, fitted jointly from all items.
+
+Model
+-----
+A table point ``p_mm`` (table frame, mm, x right, y down) maps to the WORKING image as::
+
+    u = H @ [p_mm, 1]                       (undistorted pixel, homogeneous)
+    d = c + (u - c) * (1 + k1 r^2 + k2 r^4),  r = |u - c| / norm_px
+
+with ``c`` the image centre and ``norm_px`` half the image diagonal (so k1, k2 are unitless and
+independent of the focal length). An item's side-local point ``q`` (mm) lies on the table at
+``center_mm + R(angle) q`` (see :mod:`games.beer_pretzels.scene`), so each matched art feature
+is one observation of the model; all items share H, k1, k2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import least_squares
+
+#: Robust-loss scale of the joint fit (working-image px): residuals beyond it count linearly.
+_LOSS_SCALE_PX = 1.5
+#: Observations farther than this from the fitted model are dropped before the final fit (px).
+_OUTLIER_PX = 4.0
+
+
+@dataclass(frozen=True)
+class ItemPose:
+    """An item side's pose on the table: ``center_mm`` and ``angle_rad`` (clockwise, y down)."""
+
+    center_mm: tuple[float, float]
+    angle_rad: float
+
+    def local_to_table(self, points_local_mm: np.ndarray) -> np.ndarray:
+        """Map (N, 2) side-local points (mm) to the table frame (mm)."""
+        c, s = np.cos(self.angle_rad), np.sin(self.angle_rad)
+        rotation_t = np.array([[c, s], [-s, c]])
+        return np.asarray(points_local_mm, float) @ rotation_t + np.asarray(self.center_mm)
+
+    def table_to_local(self, points_table_mm: np.ndarray) -> np.ndarray:
+        """Map (N, 2) table points (mm) into the side-local frame (mm)."""
+        c, s = np.cos(self.angle_rad), np.sin(self.angle_rad)
+        rotation = np.array([[c, -s], [s, c]])
+        return (np.asarray(points_table_mm, float) - np.asarray(self.center_mm)) @ rotation
+
+
+@dataclass(frozen=True)
+class TablePlane:
+    """Table plane (mm) <-> working image (px) with radial distortion about the image centre."""
+
+    table_to_undistorted: np.ndarray  # (3, 3) homography, table mm -> undistorted working px
+    k1: float
+    k2: float
+    image_size_px: tuple[int, int]  # (width, height) of the working image
+
+    @property
+    def _centre(self) -> np.ndarray:
+        w, h = self.image_size_px
+        return np.array([w / 2.0, h / 2.0])
+
+    @property
+    def _norm(self) -> float:
+        w, h = self.image_size_px
+        return float(np.hypot(w, h) / 2.0)
+
+    def table_to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """Map (N, 2) table points (mm) to working-image pixels (N, 2)."""
+        u = _apply_h(self.table_to_undistorted, np.asarray(points_mm, float).reshape(-1, 2))
+        return self.distort(u)
+
+    def image_to_table(self, points_px: np.ndarray) -> np.ndarray:
+        """Map (N, 2) working-image pixels to table points (mm)."""
+        u = self.undistort(np.asarray(points_px, float).reshape(-1, 2))
+        return _apply_h(np.linalg.inv(self.table_to_undistorted), u)
+
+    def distort(self, undistorted_px: np.ndarray) -> np.ndarray:
+        c, n = self._centre, self._norm
+        v = (undistorted_px - c) / n
+        r2 = (v**2).sum(axis=1, keepdims=True)
+        return c + v * n * (1 + self.k1 * r2 + self.k2 * r2**2)
+
+    def undistort(self, distorted_px: np.ndarray) -> np.ndarray:
+        c, n = self._centre, self._norm
+        vd = (distorted_px - c) / n
+        v = vd.copy()
+        for _ in range(8):
+            r2 = (v**2).sum(axis=1, keepdims=True)
+            v = vd / (1 + self.k1 * r2 + self.k2 * r2**2)
+        return c + v * n
+
+    def scale_px_per_mm(self, point_mm: tuple[float, float]) -> float:
+        """Local image scale at a table point: working px per table mm (geometric mean)."""
+        p = np.array([point_mm, (point_mm[0] + 1, point_mm[1]), (point_mm[0], point_mm[1] + 1)])
+        q = self.table_to_image(p)
+        jac = np.stack([q[1] - q[0], q[2] - q[0]], axis=1)
+        return float(np.sqrt(abs(np.linalg.det(jac))))
+
+
+@dataclass(frozen=True)
+class ItemObservation:
+    """Matched art features of one item: side-local mm <-> working-image px, both (N, 2)."""
+
+    points_local_mm: np.ndarray
+    points_px: np.ndarray
+
+
+@dataclass(frozen=True)
+class PlaneFit:
+    """Result of :func:`fit_table_plane`: the plane, each item's pose and the fit residual."""
+
+    plane: TablePlane
+    poses: tuple[ItemPose, ...]
+    rms_px: float
+    inlier_masks: tuple[np.ndarray, ...]
+
+
+def _apply_h(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    q = points @ h[:, :2].T + h[:, 2]
+    return q[:, :2] / q[:, 2:3]
+
+
+def fit_table_plane(
+    observations: list[ItemObservation],
+    image_size_px: tuple[int, int],
+    initial_table_to_image: np.ndarray,
+    initial_poses: list[ItemPose],
+    *,
+    with_distortion: bool = True,
+) -> PlaneFit:
+    """Fit H, k1, k2 and every item pose to all observations at once (robust least squares).
+
+    The table frame is fixed by the initial homography: the fit refines it, so poses stay in the
+    frame of ``initial_table_to_image`` (table mm -> working px). The first item is the anchor of
+    the gauge (its pose is held fixed). Distortion is only fitted when the observations span
+    enough of the image to constrain it.
+    """
+    if len(observations) != len(initial_poses) or not observations:
+        raise ValueError("one initial pose per observation, at least one observation")
+    local = np.concatenate([o.points_local_mm for o in observations])
+    observed = np.concatenate([o.points_px for o in observations])
+    owner = np.concatenate([np.full(len(o.points_px), i) for i, o in enumerate(observations)])
+    n_items = len(observations)
+    h0 = np.asarray(initial_table_to_image, float)
+    h0 = h0 / h0[2, 2]
+    w, h = image_size_px
+    spread = np.ptp(observed, axis=0) / np.array([w, h]) if len(observed) else np.zeros(2)
+    fit_distortion = with_distortion and n_items >= 4 and float(spread.min()) > 0.35
+    mask = np.ones(len(observed), bool)
+
+    def unpack(x: np.ndarray) -> tuple[TablePlane, np.ndarray]:
+        hom = np.append(x[:8], 1.0).reshape(3, 3)
+        k1, k2 = (x[8], x[9]) if fit_distortion else (0.0, 0.0)
+        off = 10 if fit_distortion else 8
+        poses = np.vstack([initial_pose_vec[0], x[off:].reshape(-1, 3)])
+        return TablePlane(hom, float(k1), float(k2), image_size_px), poses
+
+    initial_pose_vec = np.array([[*p.center_mm, p.angle_rad] for p in initial_poses], float)
+    x0 = np.concatenate(
+        [h0.ravel()[:8], [0.0, 0.0] if fit_distortion else [], initial_pose_vec[1:].ravel()]
+    )
+
+    def residuals(x: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        plane, poses = unpack(x)
+        pose = poses[owner[keep]]
+        c, s = np.cos(pose[:, 2]), np.sin(pose[:, 2])
+        q = local[keep]
+        table = np.stack(
+            [c * q[:, 0] - s * q[:, 1] + pose[:, 0], s * q[:, 0] + c * q[:, 1] + pose[:, 1]], 1
+        )
+        return (plane.table_to_image(table) - observed[keep]).ravel()
+
+    x = x0
+    for _ in range(2):
+        result = least_squares(
+            residuals, x, args=(mask,), loss="soft_l1", f_scale=_LOSS_SCALE_PX, x_scale="jac"
+        )
+        x = result.x
+        all_res = residuals(x, np.ones(len(observed), bool)).reshape(-1, 2)
+        err = np.hypot(all_res[:, 0], all_res[:, 1])
+        new_mask = err < _OUTLIER_PX
+        # never let an item lose all its observations
+        for i in range(n_items):
+            sel = owner == i
+            if new_mask[sel].sum() < 2:
+                new_mask[sel] = err[sel] <= np.sort(err[sel])[min(1, sel.sum() - 1)]
+        if np.array_equal(new_mask, mask):
+            break
+        mask = new_mask
+    plane, poses = unpack(x)
+    final = residuals(x, mask).reshape(-1, 2)
+    rms = float(np.sqrt((final**2).sum(axis=1).mean())) if len(final) else 0.0
+    return PlaneFit(
+        plane=plane,
+        poses=tuple(ItemPose((float(p[0]), float(p[1])), float(p[2])) for p in poses),
+        rms_px=rms,
+        inlier_masks=tuple(mask[owner == i] for i in range(n_items)),
+    )
+
+
+def pose_from_similarity(table_to_image: np.ndarray, local_to_image: np.ndarray) -> ItemPose:
+    """The rigid pose of an item given its local-mm -> image homography and the table's.
+
+    ``table_to_image^-1 @ local_to_image`` is (nearly) a rotation plus translation in mm; its
+    rotation is taken from the closest rotation of the linear part.
+    """
+    s = np.linalg.inv(table_to_image) @ local_to_image
+    s = s / s[2, 2]
+    angle = float(np.arctan2(s[1, 0] - s[0, 1], s[0, 0] + s[1, 1]))
+    return ItemPose((float(s[0, 2]), float(s[1, 2])), angle)
