@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 #: Modules of :mod:`api.commands`, in the order their sub-commands appear in ``--help``.
-COMMAND_MODULES: tuple[str, ...] = ("catalogue", "serve", "batch", "synth", "evaluate")
+COMMAND_MODULES: tuple[str, ...] = ("catalogue", "serve", "batch", "synth", "evaluate", "score")
 
 
 def build_parser() -> argparse.ArgumentParser:
