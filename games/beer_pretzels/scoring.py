@@ -374,48 +374,50 @@ def _counting(
     """Which items count, and which would flip if the near-threshold gaps went the other way.
 
     An item is uncertain when it counts with every near-threshold anchor/link switched on but
-    not with all of them switched off; its confidence is that of the least certain of those.
+    not with all of them switched off; its confidence is that of the least certain
+    near-threshold anchor or link among the items it is (possibly) linked with.
     """
-    anchor_margin = anchor_gaps - TOUCH_MM
-    link_margin = link_gaps - TOUCH_MM
-    anchor_unsure = np.abs(anchor_margin) <= UNCERTAIN_MM
-    link_unsure = np.abs(link_margin) <= UNCERTAIN_MM
-    counted = _reach(anchor_margin <= 0, pairs[link_margin <= 0], n)
-    low = _reach((anchor_margin <= 0) & ~anchor_unsure, pairs[(link_margin <= 0) & ~link_unsure], n)
-    high = _reach((anchor_margin <= 0) | anchor_unsure, pairs[(link_margin <= 0) | link_unsure], n)
+    anchor_margin = np.abs(anchor_gaps - TOUCH_MM)
+    link_margin = np.abs(link_gaps - TOUCH_MM)
+    anchored = anchor_gaps <= TOUCH_MM
+    linked = link_gaps <= TOUCH_MM
+    anchor_unsure = anchor_margin <= UNCERTAIN_MM
+    link_unsure = link_margin <= UNCERTAIN_MM
+    counted = _components(pairs[linked], n, anchored) > 0
+    low = _components(pairs[linked & ~link_unsure], n, anchored & ~anchor_unsure) > 0
+    groups = _components(pairs[linked | link_unsure], n, anchored | anchor_unsure)
+    high = groups > 0
     uncertain = high & ~low
-    confidence = np.ones(n)
-    if uncertain.any():
-        worst = min(
-            float(np.abs(anchor_margin[anchor_unsure]).min(initial=np.inf)),
-            float(np.abs(link_margin[link_unsure]).min(initial=np.inf)),
-        )
-        confidence[uncertain] = _confidence(worst)
-        # Refine: an item's own anchor/link margins are what it hangs on most directly.
-        for k in np.flatnonzero(uncertain):
-            own = [abs(anchor_margin[k])] if anchor_unsure[k] else []
-            touching = link_unsure & ((pairs[:, 0] == k) | (pairs[:, 1] == k))
-            own.extend(np.abs(link_margin[touching]).tolist())
-            if own:
-                confidence[k] = _confidence(min(own))
+    # The least certain near-threshold decision per group of (possibly) linked items.
+    worst = np.full(n + 1, np.inf)
+    np.minimum.at(worst, groups[anchor_unsure], anchor_margin[anchor_unsure])
+    unsure_pairs = pairs[link_unsure]
+    np.minimum.at(worst, groups[unsure_pairs[:, 0]], link_margin[link_unsure])
+    confidence = np.where(uncertain, _confidence(worst[groups]), 1.0)
     return _Counting(counted=counted, uncertain=uncertain, confidence=confidence, could_count=high)
 
 
-def _reach(sources: np.ndarray, edges: np.ndarray, n: int) -> np.ndarray:
-    """Items connected to any source item through ``edges`` (pairs of item slots)."""
+def _components(edges: np.ndarray, n: int, sources: np.ndarray) -> np.ndarray:
+    """Label items by their group of linked items: 0 for groups without a source, else k > 0."""
     neighbours: list[list[int]] = [[] for _ in range(n)]
     for i, j in edges:
         neighbours[i].append(j)
         neighbours[j].append(i)
-    reached = np.array(sources, dtype=bool, copy=True)
-    stack = list(np.flatnonzero(reached))
-    while stack:
-        k = stack.pop()
-        for m in neighbours[k]:
-            if not reached[m]:
-                reached[m] = True
-                stack.append(m)
-    return reached
+    labels = np.zeros(n, dtype=int)
+    next_label = 1
+    for start in np.flatnonzero(sources):
+        if labels[start]:
+            continue
+        labels[start] = next_label
+        stack = [start]
+        while stack:
+            k = stack.pop()
+            for m in neighbours[k]:
+                if not labels[m]:
+                    labels[m] = next_label
+                    stack.append(m)
+        next_label += 1
+    return labels
 
 
 def _icon_results(
