@@ -30,6 +30,8 @@ OUTLINE_WIDTHS = 0.75
 """A centre line this close to an item (in string widths) runs along the item's outline..."""
 OUTLINE_SHARE = 0.7
 """...and a fragment with this share of its length so close is the outline, not string."""
+TRIM_WIDTHS = 1.0
+"""Arc length (widths) cut off each end of a centre line, where the ridge is unreliable."""
 STITCH_GAP_WIDTHS = 0.75
 """Pieces whose ends are this close (in widths) and aligned are one piece of centre line..."""
 STITCH_TURN_DEG = 50.0
@@ -42,6 +44,8 @@ MAX_GAP_WIDTHS = 80.0
 """Longest gap in all, under coasters/napkins: 480 mm, about three overlapping napkins."""
 ITEM_GAP_WEIGHT = 0.15
 """Cost per width of gap hidden under an item, relative to a gap over free table."""
+OUTLINE_TOLL_PER_WIDTH = 2.0 * ITEM_GAP_WEIGHT
+"""Cost per width of walking along a fragment next to an item (twice a hidden gap's)."""
 BEND_WEIGHT = 4.0
 """Cost (in widths of gap) of a 90-degree turn at one end of a link."""
 MAX_LINK_TURN_DEG = 80.0
@@ -58,10 +62,12 @@ ANCHOR_TRIES = 5
 
 @dataclass(frozen=True)
 class Fragment:
-    """One visible stretch of centre line: ``points_px`` (M, 2) ordered, ``width_px`` (M,)."""
+    """One visible stretch of centre line: ``points_px`` (M, 2) ordered, ``width_px`` (M,);
+    ``toll``: the cost of walking along it (see :func:`weigh_item_contact`)."""
 
     points_px: np.ndarray
     width_px: np.ndarray
+    toll: float = 0.0
 
     @property
     def length_widths(self) -> float:
@@ -117,21 +123,38 @@ def extract_fragments(centre_lines: np.ndarray, ridges: RidgeMaps) -> list[Fragm
         points = _smooth(path.astype(np.float64))
         widths = ridges.width_px[path[:, 1], path[:, 0]].astype(np.float64)
         widths = np.maximum(_smooth_1d(widths, 15), 1.0)
+        points, widths = _trim_ends(points, widths)
+        if points.shape[0] < 3:
+            continue
         fragment = Fragment(points_px=points, width_px=widths)
         if fragment.length_widths >= MIN_FRAGMENT_WIDTHS:
             fragments.append(fragment)
     return fragments
 
 
-def drop_item_outlines(fragments: list[Fragment], distance_to_items: np.ndarray) -> list[Fragment]:
-    """The fragments that are not an item's outline.
+def _trim_ends(points: np.ndarray, widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cut :data:`TRIM_WIDTHS` string widths of arc length off both ends of a centre line.
+
+    Where a centre line ends (the string goes under an item, a junction was cut) the ridge
+    fades and bends toward whatever is next to it; the ends would misdirect the bridging.
+    """
+    steps = np.linalg.norm(np.diff(points, axis=0), axis=1)
+    arc = np.concatenate([[0.0], np.cumsum(steps)])
+    keep = (arc >= TRIM_WIDTHS * widths) & (arc[-1] - arc >= TRIM_WIDTHS * widths)
+    return points[keep], widths[keep]
+
+
+def weigh_item_contact(fragments: list[Fragment], distance_to_items: np.ndarray) -> list[Fragment]:
+    """Drop fragments that are an item's outline; charge a toll on those that touch items.
 
     The thickness edge of a coaster or napkin and its contact shadow make a thin line right
     along the item's outline, just outside the item mask, often of a string-like colour on a
     light table. A fragment most of whose length (:data:`OUTLINE_SHARE`) lies within
-    :data:`OUTLINE_WIDTHS` string widths of an item is such a line. (A string that merely
-    passes an item still has most of its length away from it; a short stretch between two
-    items that is dropped is bridged under them by the linker.)
+    :data:`OUTLINE_WIDTHS` string widths of an item is such a line and is dropped. The stretch
+    of any other fragment that close to an item costs :data:`OUTLINE_TOLL_PER_WIDTH` per width
+    to walk along, more than bridging under the item, so that the loop does not detour along
+    outlines. (A short stretch of real string between two items that is dropped is bridged
+    under them by the linker.)
 
     ``distance_to_items``: (H, W) float32, analysis px from each pixel to the nearest item.
     """
@@ -141,8 +164,13 @@ def drop_item_outlines(fragments: list[Fragment], distance_to_items: np.ndarray)
         xs = np.clip(np.round(fragment.points_px[:, 0]).astype(int), 0, width - 1)
         ys = np.clip(np.round(fragment.points_px[:, 1]).astype(int), 0, height - 1)
         near = distance_to_items[ys, xs] <= np.maximum(OUTLINE_WIDTHS * fragment.width_px, 2.0)
-        if np.mean(near) < OUTLINE_SHARE:
-            kept.append(fragment)
+        if np.mean(near) >= OUTLINE_SHARE:
+            continue
+        steps = np.linalg.norm(np.diff(fragment.points_px, axis=0), axis=1)
+        near_steps = near[1:] & near[:-1]
+        near_widths = float(np.sum(steps[near_steps] / fragment.width_px[1:][near_steps]))
+        toll = fragment.toll + OUTLINE_TOLL_PER_WIDTH * near_widths
+        kept.append(Fragment(fragment.points_px, fragment.width_px, toll))
     return kept
 
 
@@ -284,8 +312,9 @@ def link_loop(fragments: list[Fragment], item_mask: np.ndarray | None) -> LoopTr
     links = _candidate_links(fragments, ends, item_mask)
     adjacency: list[list[tuple[int, float]]] = [[] for _ in ends]
     for link in links:
-        adjacency[link.end_a].append((link.end_b, link.cost))
-        adjacency[link.end_b].append((link.end_a, link.cost))
+        # A link's cost includes the toll of the fragment it leads into.
+        adjacency[link.end_a].append((link.end_b, link.cost + fragments[link.end_b // 2].toll))
+        adjacency[link.end_b].append((link.end_a, link.cost + fragments[link.end_a // 2].toll))
 
     order = sorted(range(len(fragments)), key=lambda index: -fragments[index].length_widths)
     best: LoopTrace | None = None

@@ -23,6 +23,8 @@ SEARCH_WIDTHS = 1.0
 """Half-length of a profile beyond the half-width, in string widths."""
 MIN_PEAK_LIKELIHOOD = 0.2
 """A profile whose filtered peak is below this shows no string (kept where it was)."""
+BRIDGED_SNAP_WIDTHS = 0.5
+"""A point on a bridged gap moves at most this many widths (plus 1 px) onto visible string."""
 SMOOTH_WIDTHS = 1.5
 """Window (in string widths) over which offsets are smoothed along the loop."""
 
@@ -48,7 +50,9 @@ def refine_centre_line(
     max_width = float(np.max(widths))
     half_span = 0.5 * max_width + SEARCH_WIDTHS * max_width
     offsets = np.arange(-half_span, half_span + 1e-9, PROFILE_SAMPLE_PX, dtype=np.float64)
-    rows = np.flatnonzero(observed)
+    # Bridged points are examined too: where the bridge runs over free table next to an item
+    # the string is often visible there after all (its centre-line fragment was trimmed).
+    rows = np.arange(count)
     displacement = np.zeros((count, 2))
     found = np.zeros(count, bool)
     if rows.size:
@@ -80,6 +84,9 @@ def refine_centre_line(
         sub[inner] = np.where(curvature < 0, 0.5 * (left - right) / np.minimum(curvature, -1e-9), 0)
         offset = offsets[peak] + np.clip(sub, -0.5, 0.5) * PROFILE_SAMPLE_PX
         good = (peak_value >= MIN_PEAK_LIKELIHOOD) & inner
+        # A bridged point only snaps to string right next to it, never to a line farther away.
+        near = np.abs(offset) <= BRIDGED_SNAP_WIDTHS * widths[rows] + 1.0
+        good &= observed[rows] | near
         found[rows[good]] = True
         shift = np.zeros(count)
         shift[rows[good]] = offset[good]

@@ -23,9 +23,9 @@ import numpy as np
 from vision._string_color import string_likelihood
 from vision._string_loop import (
     LOOP_LENGTH_WIDTHS,
-    drop_item_outlines,
     extract_fragments,
     link_loop,
+    weigh_item_contact,
 )
 from vision._string_refine import refine_centre_line
 from vision._string_ridges import RIDGE_SIGMAS_PX, centre_line_mask, ridge_maps
@@ -91,7 +91,7 @@ def find_boundary(
     if small_items is not None:
         free = (~small_items).astype(np.uint8)
         distance_to_items = cv2.distanceTransform(free, cv2.DIST_L2, 3)
-        fragments = drop_item_outlines(fragments, distance_to_items)
+        fragments = weigh_item_contact(fragments, distance_to_items)
         reach = int(np.ceil(2 * RIDGE_SIGMAS_PX[1]))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
         gap_items = cv2.dilate(small_items.astype(np.uint8), kernel) > 0
