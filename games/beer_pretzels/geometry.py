@@ -115,7 +115,10 @@ def item_polygons_mm(items: Sequence[PlacedItem], catalogue: Catalogue) -> np.nd
 
 
 def rounded_shapes_mm(items: Sequence[PlacedItem], catalogue: Catalogue) -> RoundedShapes:
-    """The exact shapes of ``items`` in the table frame (see :class:`RoundedShapes`)."""
+    """The exact shapes of ``items`` in the table frame (see :class:`RoundedShapes`).
+
+    Both shapes are symmetric, so turning an item face down (mirroring) does not move them.
+    """
     shapes = [_item_shape(item, catalogue)[0] for item in items]
     angles = np.deg2rad(np.array([item.angle_deg for item in items], dtype=float))
     half = np.array([_core_half_and_radius(shape)[0] for shape in shapes], dtype=float)
