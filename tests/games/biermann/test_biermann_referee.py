@@ -1,5 +1,7 @@
 """Biermann: roll effects, exact probabilities, the referee state machine, the simulator."""
 
+import json
+import random
 from fractions import Fraction
 
 import pytest
@@ -250,3 +252,20 @@ def test_simulation_is_reproducible_from_its_seed():
 
 def test_outcomes_are_the_36_ordered_pairs():
     assert len(OUTCOMES) == 36 and len(set(OUTCOMES)) == 36
+
+
+def test_random_evenings_account_for_every_sip_and_survive_json():
+    for seed in range(60):
+        state = BiermannState.new(PLAYERS[: 3 + seed % 2], seed, battle=seed % 2 == 0, turns=6)
+        rng = random.Random(seed)
+        drunk = 0
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                action = state.chance_action()
+            else:
+                action = rng.choice([a for a in state.legal_actions() if a["type"] != "end"])
+            drunk += sum(e["sips"] for e in state.apply(action) if e["type"] == "drink")
+            restored = BiermannState.from_json(json.loads(json.dumps(state.to_json())))
+            assert restored.to_json() == state.to_json()
+        assert sum(s.total for s in state.scores()) == drunk
+        assert state.turns == 6
