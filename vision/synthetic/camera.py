@@ -152,7 +152,7 @@ class CameraRanges:
     tele_share: float = 0.1  # share of shots with the 2x lens (~48-54 mm equivalent)
     k1: tuple[float, float] = (-0.06, 0.1)
     k2: tuple[float, float] = (-0.015, 0.015)
-    fill: tuple[float, float] = (0.6, 0.92)  # share of the half-frame the game reaches
+    fill: tuple[float, float] = (0.72, 0.96)  # share of the half-frame the game reaches
 
 
 def sample_camera(
@@ -165,7 +165,7 @@ def sample_camera(
 
     Tilt is drawn in [0, max_tilt], yaw in [0, 360), the focal length from the phone ranges;
     the distance is then solved so that the farthest framed point reaches ``fill`` of the
-    half-frame (undistorted), with the aim point jittered off the game's centre.
+    half-frame (lens distortion included), with the aim point jittered off the game's centre.
     """
     w, h = size_px
     tilt = float(ranges.max_tilt_deg * np.sqrt(rng.uniform(0.0, 1.0)))
@@ -182,17 +182,21 @@ def sample_camera(
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     target = np.array([*((lo + hi) / 2 + rng.normal(0.0, 0.04, 2) * (hi - lo)), 0.0])
     fill = float(rng.uniform(*ranges.fill))
-    distance = 1500.0
-    for _ in range(8):
-        center = target - forward * distance
-        cam = Camera(size_px, f_px, R, center)
-        px = cam.project(pts)
-        reach = max(
-            np.abs(px[:, 0] - w / 2).max() / (w / 2), np.abs(px[:, 1] - h / 2).max() / (h / 2)
-        )
-        distance *= reach / fill
     k1 = float(rng.uniform(*ranges.k1))
     k2 = float(rng.uniform(*ranges.k2))
+
+    def reach(distance: float) -> float:
+        """How far out the farthest point lands, as a share of the half-frame (distorted)."""
+        px = Camera(size_px, f_px, R, target - forward * distance, k1, k2).project(pts)
+        return float(
+            max(np.abs(px[:, 0] - w / 2).max() / (w / 2), np.abs(px[:, 1] - h / 2).max() / (h / 2))
+        )
+
+    distance = 1500.0
+    for _ in range(10):
+        distance *= reach(distance) / fill
+    while reach(distance) > fill + 0.005:
+        distance *= 1.01
     return Camera(
         size_px=size_px,
         f_px=f_px,

@@ -140,6 +140,9 @@ def apply_sensor(
         kernel /= max(float(kernel.sum()), 1e-6)
         out = cv2.filter2D(out, -1, kernel)
         tags.append("motion_blur")
+    if look.sharpen > 0.0:
+        soft = cv2.GaussianBlur(out, (0, 0), max(0.8, 0.9 * scale))
+        out = out + (out - soft) * look.sharpen
     if look.noise_sigma > 0.2:
         hh, hw = (h + 1) // 2, (w + 1) // 2
         grain = rng.standard_normal((hh, hw, 3), dtype=np.float32) * look.noise_sigma

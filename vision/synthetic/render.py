@@ -342,9 +342,13 @@ def _draw_item(
     roi *= (1.0 - edge)[..., None]
     roi += edge[..., None] * edge_rgb
     a = top[..., 3:4]
-    brightness = float(rng.uniform(0.95, 1.04))
+    # A coaster never lies perfectly flat: a faint brightness ramp across it.
+    theta = rng.uniform(0.0, 2 * np.pi)
+    ramp_x = np.linspace(-1.0, 1.0, size[0], dtype=np.float32)[None, :] * np.cos(theta)
+    ramp_y = np.linspace(-1.0, 1.0, size[1], dtype=np.float32)[:, None] * np.sin(theta)
+    shade = rng.uniform(0.95, 1.04) + rng.uniform(0.0, 0.05) * (ramp_x + ramp_y)
     roi *= 1.0 - a
-    roi += top[..., :3] * (a * brightness)
+    roi += top[..., :3] * (a * shade[..., None])
     covered = np.maximum(a[..., 0], edge) > 0.5
     canvas.instance[y0:y1, x0:x1][covered] = index + 1
     canvas.semantic[y0:y1, x0:x1][covered] = classes.item_class(item)

@@ -225,7 +225,10 @@ def sample_round(
     looseness = float(rng.uniform(0.3, 1.3))
     boundary = sample_loop(rng, catalogue.string.length_mm, (0.0, 0.0), looseness)
     lo_xy, hi_xy = boundary.min(axis=0), boundary.max(axis=0)
-    margins = rng.uniform(230.0, 520.0, size=4)  # left, top, right, bottom
+    # Table margins around the loop (left, top, right, bottom): a big table whose edges are out
+    # of the photo, or a small one whose edges show.
+    big = rng.random() < 0.6
+    margins = rng.uniform(450.0, 1400.0, size=4) if big else rng.uniform(230.0, 520.0, size=4)
     boundary = boundary - lo_xy + margins[:2]
     table_mm = (
         float(hi_xy[0] - lo_xy[0] + margins[0] + margins[2]),

@@ -16,10 +16,10 @@ from vision.synthetic.textures import TableKind
 
 CAMERA_RANGES: dict[Difficulty, CameraRanges] = {
     Difficulty.EASY: CameraRanges(
-        max_tilt_deg=18.0, max_roll_deg=3.0, k1=(-0.03, 0.05), k2=(-0.005, 0.005), fill=(0.6, 0.85)
+        max_tilt_deg=18.0, max_roll_deg=3.0, k1=(-0.03, 0.05), k2=(-0.005, 0.005), fill=(0.7, 0.92)
     ),
-    Difficulty.MEDIUM: CameraRanges(max_tilt_deg=35.0, fill=(0.6, 0.9)),
-    Difficulty.HARD: CameraRanges(max_tilt_deg=45.0, max_roll_deg=6.0, fill=(0.65, 0.95)),
+    Difficulty.MEDIUM: CameraRanges(max_tilt_deg=35.0, fill=(0.72, 0.95)),
+    Difficulty.HARD: CameraRanges(max_tilt_deg=45.0, max_roll_deg=6.0, fill=(0.75, 0.97)),
 }
 
 
@@ -41,6 +41,7 @@ class PhotoLook:
     depth_of_field: bool
     motion_blur_px_at_1600: float
     noise_sigma: float  # sensor noise, 0..255 scale
+    sharpen: float  # phone unsharp-mask amount (0 = none)
     jpeg_quality: int
     distractors: int
 
@@ -74,6 +75,7 @@ def sample_look(rng: np.random.Generator, difficulty: Difficulty) -> PhotoLook:
         if rng.random() < 0.1 + 0.3 * hard
         else 0.0,
         noise_sigma=float(rng.uniform(0.5, 3.0 + 4.0 * hard)),
+        sharpen=float(rng.uniform(0.2, 0.9)) if rng.random() < 0.5 else 0.0,
         jpeg_quality=int(rng.integers(92 - int(22 * hard), 97)),
         distractors=int(rng.integers(0, 3 + int(3 * hard))),
     )

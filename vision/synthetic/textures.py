@@ -156,9 +156,11 @@ def _stone(rng: np.random.Generator, h: int, w: int, px_per_mm: float, base: np.
         dots = (rng.random((h, w)) < 0.04).astype(np.float32)
         shade = 0.9 + 0.12 * speck - 0.35 * cv2.GaussianBlur(dots, (0, 0), 0.8)
     else:
-        n = value_noise(rng, (h, w), 300 * px_per_mm, 4)
-        vein = np.abs(np.sin(n * rng.uniform(6, 14)))
-        shade = 0.8 + 0.2 * vein**0.3
+        n = value_noise(rng, (h, w), 400 * px_per_mm, 2)
+        n = n + 0.15 * value_noise(rng, (h, w), 30 * px_per_mm, 2)
+        vein = np.abs(np.sin(n * rng.uniform(4, 9)))
+        cloud = value_noise(rng, (h, w), 120 * px_per_mm, 2)
+        shade = 0.9 + 0.05 * cloud - 0.25 * np.exp(-vein * rng.uniform(12, 30))
     return shade[..., None] * base
 
 
