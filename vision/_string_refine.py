@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision._string_color import string_likelihood
+from vision._string_color import StringColour, string_likelihood
 
 STEP_PX = 2.0
 """Spacing of the output polygon's vertices along the loop, working px."""
@@ -36,12 +36,13 @@ def refine_centre_line(
     widths_px: np.ndarray,
     *,
     item_mask: np.ndarray | None,
-    string_rgb: tuple[int, int, int],
+    colour: StringColour,
 ) -> np.ndarray:
     """(N, 2) float64 refined closed centre line in working px.
 
     ``points_px`` (M, 2) closed loop in working px, ``observed`` (M,) bool (False where
-    bridged), ``widths_px`` (M,) string width in working px; ``item_mask`` (H, W) bool or None.
+    bridged), ``widths_px`` (M,) string width in working px; ``item_mask`` (H, W) bool or None;
+    ``colour`` the string's colour model.
     """
     points, observed, widths = _resample_closed(points_px, observed, widths_px, STEP_PX)
     count = points.shape[0]
@@ -65,7 +66,7 @@ def refine_centre_line(
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        profile = string_likelihood(samples, string_rgb)
+        profile = string_likelihood(samples, colour)
         if item_mask is not None:
             height, width = item_mask.shape
             xs = np.clip(np.round(sample_x).astype(int), 0, width - 1)

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision._string_color import string_likelihood
+from vision._string_color import StringColour, calibrate, string_likelihood
 from vision._string_loop import (
     LOOP_LENGTH_WIDTHS,
+    Fragment,
+    LoopTrace,
     extract_fragments,
     link_loop,
     weigh_item_contact,
@@ -34,6 +36,14 @@ ANALYSIS_LONG_SIDE_PX = 1008
 """Target long side (px) of the image the loop is searched in: the working image reduced by
 the nearest whole factor (2016 -> 1008, 1600 -> 800). Refinement uses the working image."""
 DEFAULT_STRING_RGB = (228, 211, 146)
+CONFIDENT = 0.5
+"""A loop found with less confidence (or none) is searched again with other colour models
+(:func:`_alternative_colours`); the most confident result wins."""
+ALTERNATIVE_CHROMA_FACTORS = (1.5, 1.0 / 1.5)
+"""Saturation changes (C*/L* factors) tried when the nominal colour finds no good loop: a warm
+light or a glossy sheen moves the cord's saturation more than its hue."""
+CALIBRATION_LENGTH_SHARE = 0.5
+"""Without a loop, the colour is taken from the longest fragments making up this share."""
 
 
 @dataclass(frozen=True)
@@ -81,21 +91,18 @@ def find_boundary(
     else:
         small_bgr = image_bgr
     small_items = _reduce_mask(item_mask, reduction, small_bgr.shape[:2])
+    search_items = _SearchItems.from_mask(small_items)
 
-    likelihood = string_likelihood(small_bgr, string_rgb)
-    if small_items is not None:
-        likelihood[small_items] = 0.0
-    ridges = ridge_maps(likelihood)
-    fragments = extract_fragments(centre_line_mask(ridges), ridges)
-    gap_items = None
-    if small_items is not None:
-        free = (~small_items).astype(np.uint8)
-        distance_to_items = cv2.distanceTransform(free, cv2.DIST_L2, 3)
-        fragments = weigh_item_contact(fragments, distance_to_items)
-        reach = int(np.ceil(2 * RIDGE_SIGMAS_PX[1]))
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-        gap_items = cv2.dilate(small_items.astype(np.uint8), kernel) > 0
-    trace = link_loop(fragments, gap_items)
+    nominal = StringColour.from_rgb(string_rgb)
+    trace, fragments = _search_loop(small_bgr, search_items, nominal)
+    colour = nominal
+    if trace is None or _confidence(trace) < CONFIDENT:
+        for alternative in _alternative_colours(small_bgr, nominal, trace, fragments):
+            retry, _ = _search_loop(small_bgr, search_items, alternative)
+            if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
+                colour, trace = alternative, retry
+                if _confidence(trace) >= CONFIDENT:
+                    break
     if trace is None:
         return None
 
@@ -103,13 +110,95 @@ def find_boundary(
     points_px = (trace.points_px + 0.5) * reduction - 0.5
     widths_px = trace.width_px * reduction
     polygon_px = refine_centre_line(
-        image_bgr, points_px, trace.observed, widths_px, item_mask=item_mask, string_rgb=string_rgb
+        image_bgr, points_px, trace.observed, widths_px, item_mask=item_mask, colour=colour
     )
+    return Boundary(polygon_px=polygon_px, confidence=_confidence(trace))
+
+
+@dataclass(frozen=True)
+class _SearchItems:
+    """The item mask in analysis px, prepared for the search (all None without a mask):
+    ``covered`` (H, W) bool, ``distance_px`` to the nearest item, ``gap_mask`` the mask grown
+    by a little more than a centre line's trimmed end, for judging what a gap hides."""
+
+    covered: np.ndarray | None
+    distance_px: np.ndarray | None
+    gap_mask: np.ndarray | None
+
+    @classmethod
+    def from_mask(cls, covered: np.ndarray | None) -> _SearchItems:
+        if covered is None:
+            return cls(None, None, None)
+        distance_px = cv2.distanceTransform((~covered).astype(np.uint8), cv2.DIST_L2, 3)
+        reach = int(np.ceil(2 * RIDGE_SIGMAS_PX[1]))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+        gap_mask = cv2.dilate(covered.astype(np.uint8), kernel) > 0
+        return cls(covered, distance_px, gap_mask)
+
+
+def _search_loop(
+    small_bgr: np.ndarray, items: _SearchItems, colour: StringColour
+) -> tuple[LoopTrace | None, list[Fragment]]:
+    """Stages 1-3 in the analysis image: likelihood, ridges, centre-line fragments, and the
+    closed loop through them (None if there is none)."""
+    likelihood = string_likelihood(small_bgr, colour)
+    if items.covered is not None:
+        likelihood[items.covered] = 0.0
+    ridges = ridge_maps(likelihood)
+    fragments = extract_fragments(centre_line_mask(ridges), ridges)
+    if items.distance_px is not None:
+        fragments = weigh_item_contact(fragments, items.distance_px)
+    return link_loop(fragments, items.gap_mask), fragments
+
+
+def _alternative_colours(
+    small_bgr: np.ndarray,
+    nominal: StringColour,
+    trace: LoopTrace | None,
+    fragments: list[Fragment],
+) -> list[StringColour]:
+    """Colour models to try after the nominal one: first re-centred on what was found, then
+    the nominal hue at :data:`ALTERNATIVE_CHROMA_FACTORS` times its saturation."""
+    alternatives = []
+    calibrated = _calibrated_colour(small_bgr, nominal, trace, fragments)
+    if calibrated is not None and calibrated != nominal:
+        alternatives.append(calibrated)
+    for factor in ALTERNATIVE_CHROMA_FACTORS:
+        alternatives.append(StringColour(nominal.hue_deg, nominal.chroma_ratio * factor))
+    return alternatives
+
+
+def _calibrated_colour(
+    small_bgr: np.ndarray,
+    nominal: StringColour,
+    trace: LoopTrace | None,
+    fragments: list[Fragment],
+) -> StringColour | None:
+    """The string's colour re-estimated from the pixels under the loop's seen stretches or,
+    with no loop, under the longest fragments (the string is the longest thin line of its
+    colour): those that together make up :data:`CALIBRATION_LENGTH_SHARE` of all fragments'
+    length."""
+    if trace is not None:
+        points = trace.points_px[trace.observed]
+    elif fragments:
+        longest = sorted(fragments, key=lambda fragment: -fragment.length_widths)
+        lengths = np.cumsum([fragment.length_widths for fragment in longest])
+        count = int(np.searchsorted(lengths, CALIBRATION_LENGTH_SHARE * lengths[-1])) + 1
+        points = np.concatenate([fragment.points_px for fragment in longest[:count]])
+    else:
+        return None
+    height, width = small_bgr.shape[:2]
+    xs = np.clip(np.round(points[:, 0]).astype(int), 0, width - 1)
+    ys = np.clip(np.round(points[:, 1]).astype(int), 0, height - 1)
+    return calibrate(nominal, small_bgr[ys, xs])
+
+
+def _confidence(trace: LoopTrace) -> float:
+    """0..1: the loop's seen share, discounted when its length in widths is implausible."""
     seen = trace.observed_widths / max(trace.total_widths, 1e-9)
     length_ratio = trace.total_widths / LOOP_LENGTH_WIDTHS
     plausible = float(np.clip(1.0 - abs(np.log(length_ratio / 0.85)) / np.log(2.0), 0.0, 1.0))
-    confidence = float(np.clip(seen, 0.0, 1.0)) * (0.5 + 0.5 * plausible)
-    return Boundary(polygon_px=polygon_px, confidence=confidence)
+    return float(np.clip(seen, 0.0, 1.0)) * (0.5 + 0.5 * plausible)
 
 
 def _reduce_mask(
