@@ -267,9 +267,12 @@ def _draw_table(
     m = ground @ tex_to_table
     tex_h, tex_w = surface.rgb.shape[:2]
     tex = np.dstack([surface.rgb, np.ones((tex_h, tex_w), np.float32)])
-    # Crop the texture to the table (it may overrun by a pixel).
-    tex[int((th - y0) * ppm) + 1 :, :, 3] = 0.0
-    tex[:, int((tw - x0) * ppm) + 1 :, 3] = 0.0
+    # Crop the texture to the table (it may overrun by a pixel); RGB is premultiplied by alpha.
+    tex[int((th - y0) * ppm) + 1 :, :] = 0.0
+    tex[:, int((tw - x0) * ppm) + 1 :] = 0.0
+    image = _draw_table_edge(
+        rng, canvas, image, round_.table_mm, surface.rgb.mean(axis=(0, 1)), classes
+    )
     warped = cv2.warpPerspective(
         tex,
         m,
@@ -281,7 +284,57 @@ def _draw_table(
     alpha = warped[..., 3:4]
     image = image * (1.0 - alpha) + warped[..., :3]
     canvas.semantic[alpha[..., 0] > 0.5] = classes.table
+    if rng.random() < 0.3:
+        _draw_crumbs(rng, canvas, image, (x0, y0, x1, y1))
     return image.astype(np.float32), surface.gloss
+
+
+def _draw_table_edge(
+    rng: np.random.Generator,
+    canvas: _Canvas,
+    image: np.ndarray,
+    table_mm: tuple[float, float],
+    top_rgb: np.ndarray,
+    classes: SemanticClasses,
+) -> np.ndarray:
+    """The table's sides (a darker band below its near edges, where they are in view)."""
+    tw, th = table_mm
+    corners = np.array([[0.0, 0.0], [tw, 0.0], [tw, th], [0.0, th]])
+    thickness_mm = float(rng.uniform(18.0, 45.0))
+    pts = np.vstack(
+        [_apply(canvas.plane(0.0), corners), _apply(canvas.plane(-thickness_mm), corners)]
+    )
+    if not np.isfinite(pts).all() or np.abs(pts).max() > 1e6:
+        return image
+    hull = cv2.convexHull(np.round(pts * 16).astype(np.int32))
+    cw, ch = canvas.size
+    mask = np.zeros((ch, cw), np.uint8)
+    cv2.fillPoly(mask, [hull], 255, cv2.LINE_AA, 4)
+    side = (mask.astype(np.float32) / 255.0)[..., None]
+    canvas.semantic[mask > 127] = classes.table
+    return image * (1.0 - side) + side * (top_rgb * rng.uniform(0.35, 0.6))
+
+
+def _draw_crumbs(
+    rng: np.random.Generator,
+    canvas: _Canvas,
+    image: np.ndarray,
+    visible_mm: tuple[float, float, float, float],
+) -> None:
+    """Salt grains and pretzel crumbs scattered on the table (drawn in place)."""
+    x0, y0, x1, y1 = visible_mm
+    n = int(rng.integers(20, 200))
+    pts_mm = rng.uniform((x0, y0), (x1, y1), (n, 2))
+    pts_px = _apply(canvas.plane(0.0), pts_mm)
+    ppm = canvas.px_per_mm((float((x0 + x1) / 2), float((y0 + y1) / 2)))
+    salt = rng.random(n) < 0.5
+    sizes = rng.uniform(0.4, 2.2, n) * ppm
+    cw, ch = canvas.size
+    for (u, v), is_salt, r in zip(pts_px, salt, sizes, strict=True):
+        if r < 0.5 or not (0 <= u < cw and 0 <= v < ch):
+            continue
+        colour = (235, 232, 225) if is_salt else tuple(rng.uniform((120, 70, 25), (190, 120, 60)))
+        cv2.circle(image, (int(u), int(v)), max(1, round(r / 2)), colour, -1)
 
 
 def _draw_item(
