@@ -31,7 +31,8 @@ TWIN_DESCRIPTOR_DISTANCE = 120.0
 
 def ink_channel(image_bgr: np.ndarray) -> np.ndarray:
     """The per-pixel minimum of B, G and R (uint8): colour-independent structure of the art."""
-    return image_bgr.min(axis=2)
+    b, g, r = cv2.split(np.ascontiguousarray(image_bgr))
+    return cv2.min(cv2.min(b, g), r)
 
 
 @dataclass(frozen=True)

@@ -161,9 +161,7 @@ def identify(
     runner_up = next((r for r in results[1:] if r[2] != color), results[0])
     margin = (runner_up[0] - err) / max(runner_up[0], 1e-6)
     if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
-        best_side, rendering = _back_shape(
-            library, view, best_side, color, pose, gains, err
-        )
+        best_side, rendering = _back_shape(library, view, best_side, color, pose, gains, err)
     return IdentifiedItem(
         side=best_side,
         color=color,

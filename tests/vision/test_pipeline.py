@@ -1,0 +1,89 @@
+"""score_photo end to end: dev-set photos scored exactly, bad photos refused with clear errors,
+and the ``tablescore score`` command's JSON Lines and exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from api.cli import main
+from vision.errors import ImageTooSmall, NoGameFound, PhotoError, UnreadableImage
+from vision.pipeline import score_photo
+
+DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
+#: Three dev-set photos (small ones, to keep the test fast).
+DEVSET_PHOTOS = ("0003", "0009", "0027")
+
+
+def _jpeg(image: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".jpg", image)
+    assert ok
+    return data.tobytes()
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="the shared dev set is not available")
+@pytest.mark.parametrize("stem", DEVSET_PHOTOS)
+def test_devset_photo_is_scored_exactly(stem: str) -> None:
+    truth = json.loads((DEVSET / f"{stem}.json").read_text())
+    contract = score_photo(DEVSET / f"{stem}.jpg", name=f"{stem}.jpg").contract
+    assert contract["image"] == f"{stem}.jpg"
+    assert contract["game"] == "beer-and-pretzels"
+    assert contract["scores"] == truth["scores"]
+    assert contract["boundary_px"] is not None
+    # true face-up items are found near their true centres, with their colour and type
+    found = 0
+    face_up = [t for t in truth["items"] if t["face"] == "up"]
+    for t in face_up:
+        near = [
+            p
+            for p in contract["items"]
+            if np.hypot(*np.subtract(p["center_px"], t["center_px"])) < 40
+        ]
+        if near:
+            found += 1
+            assert (near[0]["color"], near[0]["type"]) == (t["color"], t["type"])
+    assert found >= 0.9 * len(face_up)
+    for player in contract["players"].values():
+        coins = player["coins"]
+        assert 5 * coins["5"] + coins["1"] == player["money"]
+    assert contract["timing_ms"]["total"] > 0
+
+
+@pytest.mark.parametrize(
+    ("image", "error"),
+    [
+        (np.zeros((1200, 1600, 3), np.uint8), NoGameFound),  # a black frame
+        (np.full((1200, 1600, 3), (60, 100, 140), np.uint8), NoGameFound),  # a blank table
+        (np.full((150, 200, 3), 128, np.uint8), ImageTooSmall),  # a tiny image
+    ],
+)
+def test_photos_without_a_game_are_refused(image: np.ndarray, error: type[PhotoError]) -> None:
+    with pytest.raises(error):
+        score_photo(_jpeg(image))
+
+
+def test_not_an_image_is_unreadable() -> None:
+    with pytest.raises(UnreadableImage):
+        score_photo(b"this is not a photo")
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="the shared dev set is not available")
+def test_score_command_prints_json_lines_and_fails_for_bad_photos(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"garbage")
+    good = DEVSET / "0009.jpg"
+    code = main(["score", "--json", "--annotate", str(tmp_path / "ann"), str(bad), str(good)])
+    assert code == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2
+    first, second = (json.loads(line) for line in lines)
+    assert first["image"] == str(bad)
+    assert first["error"]["code"] == "unreadable_image"
+    assert second["image"] == str(good)
+    assert set(second) >= {"scores", "players", "items", "boundary_px", "warnings", "timing_ms"}
+    annotated = tmp_path / "ann" / "0009.annotated.jpg"
+    assert cv2.imdecode(np.frombuffer(annotated.read_bytes(), np.uint8), cv2.IMREAD_COLOR).size
