@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from scipy.spatial import cKDTree
 
-from vision._string_ridges import RidgeMaps
+from vision._string_ridges import RIDGE_SIGMAS_PX, RidgeMaps
 
 LOOP_LENGTH_WIDTHS = 2000.0 / 6.0
 """The string's length over its thickness (catalogue: 2 m of 6 mm cord)."""
@@ -112,10 +112,22 @@ def extract_fragments(centre_lines: np.ndarray, ridges: RidgeMaps) -> list[Fragm
     a wide cord; what stays shorter than :data:`MIN_FRAGMENT_WIDTHS` is dropped.
     """
     thin = centre_lines.astype(np.uint8)
+    # Connected lines too short to make one fragment even before they are cut at junctions
+    # (no string is thinner than the narrowest ridge scale) are noise: drop them up front.
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(thin, connectivity=8)
+    min_pixels = MIN_FRAGMENT_WIDTHS * 2 * RIDGE_SIGMAS_PX[0]
+    small = stats[:, cv2.CC_STAT_AREA] < min_pixels
+    small[0] = False
+    thin[small[labels]] = 0
     neighbours = cv2.filter2D(thin, -1, np.ones((3, 3), np.float32), borderType=cv2.BORDER_CONSTANT)
     thin[neighbours >= 4] = 0
     contours, _ = cv2.findContours(thin, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    paths = [_open_path(contour[:, 0, :]) for contour in contours if contour.shape[0] >= 4]
+    # A piece's contour walks it there and back: 2 points per pixel. Pieces shorter than a
+    # fragment's minimum are still kept for stitching, down to about 2 string widths.
+    min_contour = 2 * 2 * 2 * RIDGE_SIGMAS_PX[0]
+    paths = [
+        _open_path(contour[:, 0, :]) for contour in contours if contour.shape[0] >= min_contour
+    ]
     if not paths:
         return []
     fragments = []

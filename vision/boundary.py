@@ -36,7 +36,7 @@ ANALYSIS_LONG_SIDE_PX = 1008
 """Target long side (px) of the image the loop is searched in: the working image reduced by
 the nearest whole factor (2016 -> 1008, 1600 -> 800). Refinement uses the working image."""
 DEFAULT_STRING_RGB = (228, 211, 146)
-CONFIDENT = 0.5
+CONFIDENT = 0.4
 """A loop found with less confidence (or none) is searched again with other colour models
 (:func:`_alternative_colours`); the most confident result wins."""
 ALTERNATIVE_CHROMA_FACTORS = (1.5, 1.0 / 1.5)
