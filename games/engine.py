@@ -196,8 +196,11 @@ class Engine(ABC):
     def from_json(self, data: dict[str, JSON]) -> GameState:
         """Restore a state written by ``GameState.to_json``; raises :class:`BadSetup`."""
 
-    def advise(self, state: GameState) -> Advice:
-        """The recommended action for the player to act, with an explanation."""
+    def advise(self, state: GameState, options: dict[str, JSON] | None = None) -> Advice:
+        """The recommended action for the player to act, with an explanation.
+
+        ``options`` tune the adviser (documented per game); unknown ones raise ``BadSetup``.
+        """
         raise IllegalAction(f"{self.title} has no adviser")
 
 

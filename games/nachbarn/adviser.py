@@ -1,33 +1,51 @@
-"""The Nachbarn move adviser: max-n search over final scores.
+"""The Nachbarn move adviser: search over final scores (own points + the next player's).
 
-Every player is assumed to maximise his own *final* score (own points + the next player's),
-as in the spec. The search is iterative deepening over the plies still to play, within a node
-budget:
+Two opponent models (:class:`Opponents`):
+
+* ``RATIONAL`` (default, the spec's): **max-n** — every player maximises his own final score.
+* ``RANDOM``: **expectimax** — the advised player maximises his expected final score while the
+  others pick uniformly among their legal moves (casual tables; what the benchmark plays).
+
+The search is iterative deepening over the plies still to play, within a node budget:
 
 * When an iteration reaches the end of every line of play (no line is cut by the depth limit),
-  the result is **exact**: perfect max-n play for the rest of the game.
-* Otherwise the best move of the deepest finished iteration is returned, and the leaves at the
-  depth limit are valued by the **heuristic**: every player's final score *if the game ended
-  now* (trays as they would be after the searched moves) — a material count. The horizon
-  grows by itself as the game shrinks and the tree gets smaller.
+  the result is **exact**: perfect play for the rest of the game under the model.
+* Otherwise the best move of the deepest finished iteration is returned, and positions at the
+  depth limit are valued by the **heuristic**: each player's points now plus his share of the
+  stones still reachable by the gray stone — the stones connected to it through occupied
+  cells, split evenly between the players and each valued at what it would add to that
+  player's tray (10 for the rare colour, ``2k + 1`` for a colour he holds ``k`` of) — and the
+  final score is that estimate plus the next player's. So the heuristic likes material and
+  keeping a large connected area (a long game) around the gray stone. The horizon grows by
+  itself as the game shrinks.
 
-Ties between moves are broken in favour of the move that gives the next player (whose points
-count for the mover too) the most, then by cell index, so advice is deterministic.
+Ties between moves go to the move that gives the next player (whose points count for the mover
+too) the most, then to the lower cell index, so advice is deterministic.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from games.engine import Advice, IllegalAction
 from games.nachbarn.board import NEIGHBOURS
 from games.nachbarn.state import COLOURS, RARE_COLOUR, RARE_POINTS, NachbarnState
 
-DEFAULT_NODE_BUDGET = 20_000
-"""Positions one piece of advice may visit (about 0.1 s on a laptop core)."""
+DEFAULT_NODE_BUDGET = 10_000
+"""Positions one piece of advice may visit (about 0.1-0.2 s on a laptop core)."""
 
 _RARE = COLOURS.index(RARE_COLOUR)
 _EMPTY = -1
+
+Finals = tuple[float, ...]
+
+
+class Opponents(Enum):
+    """How the adviser expects the other players to move."""
+
+    RATIONAL = "rational"
+    RANDOM = "random"
 
 
 class _OutOfBudget(Exception):
@@ -36,53 +54,88 @@ class _OutOfBudget(Exception):
 
 @dataclass
 class SearchResult:
-    """The outcome of one search: the move, the expected final scores, how far it looked."""
+    """One search: the move (a cell), the final scores expected after it, how far it looked."""
 
     cell: int
-    finals: tuple[int, ...]
+    finals: Finals
     depth: int
     exact: bool
     nodes: int
 
 
 class _Search:
-    """Make/unmake max-n search on compact arrays (colour codes, -1 for an empty cell)."""
+    """Make/unmake search on compact arrays (colour codes 0..4, -1 for an empty cell)."""
 
-    def __init__(self, state: NachbarnState, budget: int) -> None:
+    def __init__(self, state: NachbarnState, budget: int, opponents: Opponents) -> None:
         code = {c: i for i, c in enumerate(COLOURS)}
-        self.board = [_EMPTY if s is None or s not in code else code[s] for s in state.board]
+        self.board = [code.get(s, _EMPTY) if s is not None else _EMPTY for s in state.board]
         self.counts = [[t[c] for c in COLOURS] for t in state.trays]
-        self.points = state.own_points()
+        self.points: list[float] = [float(p) for p in state.own_points()]
         self.n = len(state.players)
+        self.me = state.to_move
+        self.random_opponents = opponents is Opponents.RANDOM
         self.budget = budget
         self.nodes = 0
         self.cut = False
 
-    def finals(self) -> tuple[int, ...]:
-        p, n = self.points, self.n
-        return tuple(p[i] + p[(i + 1) % n] for i in range(n))
+    def finals(self, own: list[float]) -> Finals:
+        n = self.n
+        return tuple(own[i] + own[(i + 1) % n] for i in range(n))
 
-    def value(self, gray: int, mover: int, depth: int) -> tuple[int, ...]:
+    def estimate(self, gray: int) -> Finals:
+        """Heuristic final scores at the search horizon (see the module docstring)."""
+        board = self.board
+        seen = {gray}
+        frontier = [gray]
+        reachable = [0] * len(COLOURS)
+        stones = 0
+        while frontier:
+            cell = frontier.pop()
+            for nb in NEIGHBOURS[cell]:
+                if nb not in seen and board[nb] != _EMPTY:
+                    seen.add(nb)
+                    frontier.append(nb)
+                    reachable[board[nb]] += 1
+                    stones += 1
+        if not stones:
+            return self.finals(self.points)
+        own = []
+        for i in range(self.n):
+            counts = self.counts[i]
+            worth = sum(
+                k * (RARE_POINTS if c == _RARE else 2 * counts[c] + 1)
+                for c, k in enumerate(reachable)
+            )
+            own.append(self.points[i] + worth / self.n)
+        return self.finals(own)
+
+    def value(self, gray: int, mover: int, depth: int) -> Finals:
         self.nodes += 1
         if self.nodes > self.budget:
             raise _OutOfBudget
         board = self.board
         moves = [c for c in NEIGHBOURS[gray] if board[c] != _EMPTY]
         if not moves:
-            return self.finals()
+            return self.finals(self.points)
         if depth == 0:
             self.cut = True
-            return self.finals()
-        best: tuple[int, ...] | None = None
-        nxt = (mover + 1) % self.n
-        for cell in moves:
-            v = self._child(gray, mover, cell, depth)
-            if best is None or (v[mover], v[nxt]) > (best[mover], best[nxt]):
-                best = v
-        assert best is not None
-        return best
+            return self.estimate(gray)
+        if self.random_opponents and mover != self.me:
+            children = [self._child(mover, cell, depth) for cell in moves]
+            return tuple(sum(v[i] for v in children) / len(children) for i in range(self.n))
+        return self._best(mover, moves, depth)[1]
 
-    def _child(self, gray: int, mover: int, cell: int, depth: int) -> tuple[int, ...]:
+    def _best(self, mover: int, moves: list[int], depth: int) -> tuple[int, Finals]:
+        nxt = (mover + 1) % self.n
+        best_cell, best = -1, None
+        for cell in sorted(moves):
+            v = self._child(mover, cell, depth)
+            if best is None or (v[mover], v[nxt]) > (best[mover], best[nxt]):
+                best_cell, best = cell, v
+        assert best is not None
+        return best_cell, best
+
+    def _child(self, mover: int, cell: int, depth: int) -> Finals:
         board, counts, points = self.board, self.counts[mover], self.points
         colour = board[cell]
         gain = RARE_POINTS if colour == _RARE else 2 * counts[colour] + 1
@@ -96,62 +149,75 @@ class _Search:
             counts[colour] -= 1
             board[cell] = colour
 
-    def root(self, gray: int, mover: int, depth: int) -> tuple[int, tuple[int, ...]]:
-        nxt = (mover + 1) % self.n
-        best_cell, best = -1, None
-        for cell in sorted(c for c in NEIGHBOURS[gray] if self.board[c] != _EMPTY):
-            v = self._child(gray, mover, cell, depth)
-            if best is None or (v[mover], v[nxt]) > (best[mover], best[nxt]):
-                best_cell, best = cell, v
-        assert best is not None
-        return best_cell, best
+    def root(self, gray: int, depth: int) -> tuple[int, Finals]:
+        moves = [c for c in NEIGHBOURS[gray] if self.board[c] != _EMPTY]
+        return self._best(self.me, moves, depth)
 
 
-def search(state: NachbarnState, node_budget: int = DEFAULT_NODE_BUDGET) -> SearchResult:
-    """Best move for the player to move by iterative-deepening max-n within ``node_budget``."""
+def search(
+    state: NachbarnState,
+    node_budget: int = DEFAULT_NODE_BUDGET,
+    opponents: Opponents = Opponents.RATIONAL,
+) -> SearchResult:
+    """The best move for the player to move by iterative deepening within ``node_budget``."""
     if state.is_terminal():
         raise IllegalAction("the game is over: there is no move to advise")
-    mover = state.to_move
     result: SearchResult | None = None
     total_nodes = 0
     remaining_stones = sum(1 for s in state.board if s is not None) - 1
     for depth in range(1, remaining_stones + 1):
-        s = _Search(state, node_budget - total_nodes)
+        s = _Search(state, node_budget - total_nodes, opponents)
         try:
-            cell, finals = s.root(state.gray, mover, depth)
+            cell, finals = s.root(state.gray, depth)
         except _OutOfBudget:
             break
         total_nodes += s.nodes
         result = SearchResult(cell, finals, depth, not s.cut, total_nodes)
         if not s.cut:
             break
-    if result is None:  # even one ply did not fit: take the best immediate gain
-        s = _Search(state, 10**9)
-        cell, finals = s.root(state.gray, mover, 1)
+    if result is None:  # not even one ply fitted in the budget: look one ply ahead anyway
+        s = _Search(state, 10**9, opponents)
+        cell, finals = s.root(state.gray, 1)
         result = SearchResult(cell, finals, 1, False, s.nodes)
     return result
 
 
-def advise(state: NachbarnState, node_budget: int = DEFAULT_NODE_BUDGET) -> Advice:
+def advise(
+    state: NachbarnState,
+    node_budget: int = DEFAULT_NODE_BUDGET,
+    opponents: Opponents = Opponents.RATIONAL,
+) -> Advice:
     """The adviser's move with an explanation that says whether it is perfect play."""
-    r = search(state, node_budget)
-    mover = state.to_move
+    r = search(state, node_budget, opponents)
+    name = state.players[state.to_move]
     colour = state.board[r.cell]
-    expected = dict(zip(state.players, r.finals, strict=True))
+    model = (
+        "everyone maximising his own final score"
+        if opponents is Opponents.RATIONAL
+        else "the others moving at random"
+    )
+    expected = round(r.finals[state.to_move], 2)
     if r.exact:
         how = (
-            f"perfect play: the rest of the game ({r.nodes} positions) was searched to the end; "
-            f"with best play by everyone {state.players[mover]} finishes with {r.finals[mover]}"
+            f"perfect play: the rest of the game ({r.nodes} positions) was searched to the end "
+            f"with {model}; {name} finishes with {expected}"
         )
     else:
         how = (
-            f"bounded search: {r.depth} plies ahead ({r.nodes} positions), positions beyond "
-            "valued by the final scores as if the game ended there; "
-            f"{state.players[mover]} is then at {r.finals[mover]}"
+            f"bounded search: {r.depth} plies ahead ({r.nodes} positions) with {model}, "
+            "positions beyond valued by points plus a share of the stones still reachable; "
+            f"{name} is then estimated at {expected}"
         )
     return Advice(
         action={"take": r.cell},
         explanation=f"take the {colour} stone on cell {r.cell} — {how}",
         exact=r.exact,
-        details={"depth": r.depth, "nodes": r.nodes, "expected_finals": expected},
+        details={
+            "depth": r.depth,
+            "nodes": r.nodes,
+            "opponents": opponents.value,
+            "expected_finals": {
+                p: round(v, 2) for p, v in zip(state.players, r.finals, strict=True)
+            },
+        },
     )

@@ -1,17 +1,22 @@
 """The Nachbarn entry point for :data:`games.engine.ENGINES`.
 
-Options: ``board`` (37 cells: a colour, ``"gray"`` or ``null``; default: shuffled from the
-seed), ``start_player`` (a player's name; default: drawn from the seed), ``node_budget`` (the
-adviser's search budget in positions, default :data:`~games.nachbarn.adviser.DEFAULT_NODE_BUDGET`).
+Game options: ``board`` (37 cells: a colour, ``"gray"`` or ``null``; default: shuffled from the
+seed), ``start_player`` (a player's name; default: drawn from the seed).
+
+Adviser options: ``opponents`` (``"rational"``, the default: max-n; ``"random"``: expectimax
+against random movers) and ``node_budget`` (positions searched, 1..1,000,000, default
+:data:`~games.nachbarn.adviser.DEFAULT_NODE_BUDGET`).
 """
 
 from __future__ import annotations
 
 from games.engine import JSON, Advice, BadSetup, Engine, GameState
-from games.nachbarn.adviser import DEFAULT_NODE_BUDGET, advise
+from games.nachbarn.adviser import DEFAULT_NODE_BUDGET, Opponents, advise
 from games.nachbarn.state import MAX_PLAYERS, MIN_PLAYERS, NachbarnState
 
 _OPTIONS = {"board", "start_player"}
+_ADVISER_OPTIONS = {"opponents", "node_budget"}
+MAX_NODE_BUDGET = 1_000_000
 
 
 class NachbarnEngine(Engine):
@@ -20,9 +25,6 @@ class NachbarnEngine(Engine):
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     has_adviser = True
-
-    def __init__(self, node_budget: int = DEFAULT_NODE_BUDGET) -> None:
-        self.node_budget = node_budget
 
     def new_game(self, players: list[str], options: dict[str, JSON], seed: int) -> NachbarnState:
         unknown = set(options) - _OPTIONS
@@ -37,7 +39,24 @@ class NachbarnEngine(Engine):
     def from_json(self, data: dict[str, JSON]) -> NachbarnState:
         return NachbarnState.from_json(data)
 
-    def advise(self, state: GameState) -> Advice:
+    def advise(self, state: GameState, options: dict[str, JSON] | None = None) -> Advice:
         if not isinstance(state, NachbarnState):
             raise BadSetup("not a Nachbarn game")
-        return advise(state, self.node_budget)
+        options = options or {}
+        unknown = set(options) - _ADVISER_OPTIONS
+        if unknown:
+            raise BadSetup(
+                f"unknown adviser option(s) {sorted(unknown)}; known: {sorted(_ADVISER_OPTIONS)}"
+            )
+        try:
+            opponents = Opponents(options.get("opponents", Opponents.RATIONAL.value))
+        except ValueError as exc:
+            raise BadSetup("opponents must be 'rational' or 'random'") from exc
+        budget = options.get("node_budget", DEFAULT_NODE_BUDGET)
+        if (
+            isinstance(budget, bool)
+            or not isinstance(budget, int)
+            or not 1 <= budget <= MAX_NODE_BUDGET
+        ):
+            raise BadSetup(f"node_budget must be a whole number from 1 to {MAX_NODE_BUDGET}")
+        return advise(state, budget, opponents)

@@ -41,9 +41,11 @@ class WeinhaendlerEngine(Engine):
     def from_json(self, data: dict[str, JSON]) -> WeinhaendlerState:
         return WeinhaendlerState.from_json(data)
 
-    def advise(self, state: GameState) -> Advice:
+    def advise(self, state: GameState, options: dict[str, JSON] | None = None) -> Advice:
         if not isinstance(state, WeinhaendlerState):
             raise BadSetup("not a Weinhändler game")
+        if options:
+            raise BadSetup(f"the Weinhändler adviser takes no options, got {sorted(options)}")
         if state.is_terminal():
             raise IllegalAction("the game is over: there is no move to advise")
         player = SearchPlayer(seed=state.round)

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from games.engine import BadSetup, IllegalAction
-from games.nachbarn.adviser import advise, search
+from games.nachbarn.adviser import Opponents, advise, search
 from games.nachbarn.board import CELL_COUNT, CELLS, NEIGHBOURS
 from games.nachbarn.engine import NachbarnEngine
 from games.nachbarn.state import COLOURS, GRAY, SUPPLY, NachbarnState
@@ -157,50 +157,63 @@ def test_random_games_conserve_stones_and_recount(players):
         assert [s.total for s in state.scores()] == [own[i] + own[(i + 1) % n] for i in range(n)]
 
 
-def brute_force(state: NachbarnState) -> tuple[int, ...]:
-    """Max-n value of a position by plain recursion over NachbarnState (the reference)."""
+def brute_force(state: NachbarnState, me: int, opponents: Opponents) -> tuple[float, ...]:
+    """Max-n (or expectimax for random opponents) by plain recursion: the reference."""
     if state.is_terminal():
         return tuple(s.total for s in state.scores())
-    mover = state.to_move
-    nxt = (mover + 1) % len(state.players)
-    best = None
+    children = []
     for action in state.legal_actions():
         child = state.copy()
         child.apply(action)
-        value = brute_force(child)
-        if best is None or (value[mover], value[nxt]) > (best[mover], best[nxt]):
-            best = value
-    assert best is not None
-    return best
+        children.append(brute_force(child, me, opponents))
+    mover = state.to_move
+    if opponents is Opponents.RANDOM and mover != me:
+        return tuple(sum(v[i] for v in children) / len(children) for i in range(len(state.players)))
+    nxt = (mover + 1) % len(state.players)
+    return max(children, key=lambda v: (v[mover], v[nxt]))
+
+
+def reachable_stones(state: NachbarnState) -> int:
+    seen, frontier = {state.gray}, [state.gray]
+    while frontier:
+        for nb in NEIGHBOURS[frontier.pop()]:
+            if nb not in seen and state.board[nb] is not None:
+                seen.add(nb)
+                frontier.append(nb)
+    return len(seen) - 1
 
 
 def small_endgame(seed: int) -> NachbarnState:
-    """A seeded game played randomly until the rest fits in a 5000-position exhaustive search."""
+    """A seeded game played randomly until at most 8 stones can still be reached."""
     rng = random.Random(seed)
     while True:  # a random line may also end the game abruptly: then deal again
         state = NachbarnState.new(["A", "B", "C"], rng.randrange(10**6))
-        while not state.is_terminal() and not search(state, node_budget=5000).exact:
+        while not state.is_terminal() and reachable_stones(state) > 8:
             state.apply(rng.choice(state.legal_actions()))
         if not state.is_terminal():
             return state
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_adviser_is_exact_in_small_endgames(seed):
+@pytest.mark.parametrize("opponents", list(Opponents))
+@pytest.mark.parametrize("seed", range(4))
+def test_adviser_is_exact_in_small_endgames(seed, opponents):
     state = small_endgame(seed)
-    result = search(state, node_budget=5000)
-    assert result.finals == brute_force(state)
-    advice = advise(state, node_budget=5000)
+    result = search(state, node_budget=100_000, opponents=opponents)
+    assert result.exact
+    reference = brute_force(state, state.to_move, opponents)
+    assert result.finals == pytest.approx(reference)
+    advice = advise(state, node_budget=100_000, opponents=opponents)
     assert advice.exact and "perfect play" in advice.explanation
     child = state.copy()
     child.apply(advice.action)
-    assert brute_force(child) == result.finals
+    value = brute_force(child, state.to_move, opponents)
+    assert value[state.to_move] == pytest.approx(reference[state.to_move])
 
 
 def test_adviser_uses_bounded_search_early_and_says_so():
     state = NachbarnState.new(["A", "B", "C", "D"], seed=3)
     advice = advise(state, node_budget=3000)
-    assert not advice.exact
+    assert not advice.exact and advice.details["opponents"] == "rational"
     assert "bounded search" in advice.explanation
     assert advice.action in state.legal_actions()
     assert advice.details["nodes"] <= 3000
@@ -216,3 +229,13 @@ def test_state_json_is_plain_json():
     state = NachbarnState.new(["A", "B", "C"], seed=9)
     data = json.loads(json.dumps(state.to_json()))
     assert NachbarnState.from_json(data).to_json() == state.to_json()
+
+
+def test_engine_adviser_options_are_checked():
+    engine = NachbarnEngine()
+    state = engine.new_game(["A", "B", "C"], {}, 4)
+    advice = engine.advise(state, {"opponents": "random", "node_budget": 500})
+    assert advice.details["opponents"] == "random" and advice.action in state.legal_actions()
+    for bad in ({"opponents": "smart"}, {"node_budget": 0}, {"node_budget": "9"}, {"depth": 3}):
+        with pytest.raises(BadSetup):
+            engine.advise(state, bad)
