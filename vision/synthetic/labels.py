@@ -74,6 +74,13 @@ def photo_labels(
         "boundary_px": _round_points(camera.project(boundary, cord_mid_mm)),
         "boundary_mm": _round_points(boundary, 2),
         "warnings": verdict["warnings"],
+        "foreign": [
+            {
+                **f.to_json(),
+                "outline_px": _round_points(camera.project(np.asarray(f.outline_mm), f.height_mm)),
+            }
+            for f in round_.foreign
+        ],
         "difficulty": round_.difficulty.value,
         "tags": sorted(tags),
         "camera": camera.to_json(),

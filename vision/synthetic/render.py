@@ -32,6 +32,7 @@ from vision.synthetic.camera import Camera, sample_camera
 from vision.synthetic.cord import draw_cord, sample_cord_look
 from vision.synthetic.distractors import Distractor, draw_distractors, sample_distractors
 from vision.synthetic.effects import apply_light, apply_sensor
+from vision.synthetic.foreign import ForeignObject
 from vision.synthetic.scene_sampler import SampledRound
 from vision.synthetic.semantic import SemanticClasses
 from vision.synthetic.style import CAMERA_RANGES, PhotoLook
@@ -186,6 +187,9 @@ def render_photo(
     for index, (item, height) in enumerate(zip(scene.items, round_.heights_mm, strict=True)):
         _draw_item(rng, canvas, image, catalogue, index, item, height, look, shadow_per_mm, classes)
 
+    for obj in round_.foreign:
+        _draw_foreign(rng, canvas, image, obj, look, shadow_per_mm, classes)
+
     keep_clear = unary_union(
         [
             Polygon(_apply(canvas.plane(h), np.asarray(p.exterior.coords)))
@@ -335,6 +339,58 @@ def _draw_crumbs(
             continue
         colour = (235, 232, 225) if is_salt else tuple(rng.uniform((120, 70, 25), (190, 120, 60)))
         cv2.circle(image, (int(u), int(v)), max(1, round(r / 2)), colour, -1)
+
+
+def _draw_foreign(
+    rng: np.random.Generator,
+    canvas: _Canvas,
+    image: np.ndarray,
+    obj: ForeignObject,
+    look: PhotoLook,
+    shadow_per_mm: np.ndarray,
+    classes: SemanticClasses,
+) -> None:
+    """A snack lying on the game: shadow, body and top, drawn in place; it hides what is under
+    it in the instance mask."""
+    outline = np.asarray(obj.outline_mm)
+    base_mm = max(0.0, obj.height_mm - 4.0)
+    top = _apply(canvas.plane(obj.height_mm), outline)
+    body = np.vstack([top, _apply(canvas.plane(base_mm), outline)])
+    shadow = _apply(canvas.plane(base_mm), outline + shadow_per_mm * 4.0)
+    every = np.vstack([body, shadow])
+    cw, ch = canvas.size
+    ppm = canvas.px_per_mm(tuple(outline.mean(axis=0)), obj.height_mm)
+    margin = int(np.ceil(6 * ppm)) + 4
+    x0 = max(0, int(np.floor(every[:, 0].min())) - margin)
+    y0 = max(0, int(np.floor(every[:, 1].min())) - margin)
+    x1 = min(cw, int(np.ceil(every[:, 0].max())) + margin)
+    y1 = min(ch, int(np.ceil(every[:, 1].max())) + margin)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return
+    origin = np.array([x0, y0], np.float64)
+    roi = image[y0:y1, x0:x1]
+
+    def coverage(pts: np.ndarray) -> np.ndarray:
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        hull = cv2.convexHull(np.round((pts - origin) * 16).astype(np.int32))
+        cv2.fillPoly(mask, [hull], 255, cv2.LINE_AA, 4)
+        return mask.astype(np.float32) / 255.0
+
+    dark = cv2.GaussianBlur(coverage(shadow), (0, 0), max(0.6, 1.5 * ppm))
+    roi *= (1.0 - look.shadow_strength * dark)[..., None]
+    rgb = np.asarray(obj.rgb, np.float32)
+    side = coverage(body)
+    roi *= (1.0 - side)[..., None]
+    roi += side[..., None] * (rgb * 0.6)
+    face = coverage(top)
+    roi *= (1.0 - face)[..., None]
+    roi += face[..., None] * (rgb * float(rng.uniform(0.9, 1.1)))
+    for _ in range(int(rng.integers(1, 6))):  # salt grains
+        u, v = top[int(rng.integers(len(top)))] * 0.3 + top.mean(axis=0) * 0.7 - origin
+        cv2.circle(roi, (int(u), int(v)), max(1, round(0.8 * ppm)), (240, 238, 232), -1)
+    hidden = np.maximum(side, face) > 0.5
+    canvas.instance[y0:y1, x0:x1][hidden] = 0
+    canvas.semantic[y0:y1, x0:x1][hidden] = classes.distractor
 
 
 def _draw_item(

@@ -25,6 +25,7 @@ from shapely.geometry import LineString, Point, Polygon
 
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
 from games.beer_pretzels.scene import PlacedItem, Scene
+from vision.synthetic.foreign import ForeignObject, sample_foreign
 from vision.synthetic.loop import sample_loop
 
 
@@ -114,7 +115,8 @@ class SampledRound:
 
     ``heights_mm[i]`` is the height of the top surface of ``scene.items[i]`` above the table
     (its own thickness plus whatever lies under it). ``landings[i]`` says where toss ``i`` was
-    aimed. ``table_mm`` is the table's (width, height); the table spans [0, w] x [0, h] mm.
+    aimed. ``foreign`` are snacks lying on the game (their outlines are ``scene.foreign_mm``).
+    ``table_mm`` is the table's (width, height); the table spans [0, w] x [0, h] mm.
     """
 
     scene: Scene
@@ -124,6 +126,7 @@ class SampledRound:
     landings: tuple[Landing, ...]
     difficulty: Difficulty
     tags: tuple[str, ...]
+    foreign: tuple[ForeignObject, ...] = ()
 
     @property
     def boundary_mm(self) -> np.ndarray:
@@ -250,9 +253,14 @@ def sample_round(
         _toss(rng, table, toss, z, difficulty)
 
     heights = _stack_heights(catalogue, table)
+    items = tuple(table.items)
+    foreign = sample_foreign(rng, catalogue, items, heights, difficulty.value)
     scene = Scene(
-        boundary_mm=tuple((float(x), float(y)) for x, y in boundary), items=tuple(table.items)
+        boundary_mm=tuple((float(x), float(y)) for x, y in boundary),
+        items=items,
+        foreign_mm=tuple(f.outline_mm for f in foreign),
     )
+    tags = _round_tags(table, n_players) + (("foreign_object",) if foreign else ())
     return SampledRound(
         scene=scene,
         players=players,
@@ -260,7 +268,8 @@ def sample_round(
         heights_mm=heights,
         landings=tuple(table.landings),
         difficulty=difficulty,
-        tags=_round_tags(table, n_players),
+        tags=tuple(sorted(tags)),
+        foreign=foreign,
     )
 
 

@@ -69,9 +69,9 @@ def sample_look(rng: np.random.Generator, difficulty: Difficulty) -> PhotoLook:
         color_cast=(float(cast[0]), float(cast[1]), float(cast[2])),
         cast_shadows=int(rng.integers(0, 2 + int(2 * hard))),
         glare=float(rng.uniform(0.0, 0.5 + 0.5 * hard)) if rng.random() < 0.6 else 0.0,
-        defocus_px_at_1600=float(rng.uniform(0.0, 0.6 + 0.9 * hard)),
+        defocus_px_at_1600=float(rng.uniform(0.0, 0.5 + 0.6 * hard)),
         depth_of_field=bool(rng.random() < 0.15 + 0.3 * hard),
-        motion_blur_px_at_1600=float(rng.uniform(1.0, 2.0 + 3.0 * hard))
+        motion_blur_px_at_1600=float(rng.uniform(1.0, 2.0 + 2.0 * hard))
         if rng.random() < 0.1 + 0.3 * hard
         else 0.0,
         noise_sigma=float(rng.uniform(0.5, 3.0 + 4.0 * hard)),

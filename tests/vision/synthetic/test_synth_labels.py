@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 import pytest
-from shapely.geometry import Point
+from shapely.geometry import Point, Polygon
 
 from games.beer_pretzels.catalogue import Face, ItemKind, load_catalogue
 from games.beer_pretzels.geometry import icon_polygons_mm, item_polygon_mm
@@ -20,12 +20,15 @@ SIZE = (960, 720)
 
 @pytest.fixture(scope="module")
 def samples():
-    options = [
-        SynthOptions(size_px=SIZE, difficulty=Difficulty.HARD, exif_share=0.0),
-        SynthOptions(size_px=SIZE[::-1], difficulty=Difficulty.MEDIUM, exif_share=0.0),
-        SynthOptions(size_px=SIZE, difficulty=Difficulty.EASY, exif_share=0.0),
-    ]
-    return [make_sample(5, i, o, CATALOGUE) for i, o in enumerate(options)]
+    hard = SynthOptions(size_px=SIZE, difficulty=Difficulty.HARD, exif_share=0.0)
+    medium = SynthOptions(size_px=SIZE[::-1], difficulty=Difficulty.MEDIUM, exif_share=0.0)
+    easy = SynthOptions(size_px=SIZE, difficulty=Difficulty.EASY, exif_share=0.0)
+    # Photo 4 of set 5 (hard) has pretzel sticks lying on the game.
+    return [make_sample(5, i, o, CATALOGUE) for i, o in ((4, hard), (1, medium), (2, easy))]
+
+
+def _foreign(labels) -> list[Polygon]:
+    return [Polygon(f["outline_mm"]) for f in labels["foreign"]]
 
 
 def _camera(labels) -> Camera:
@@ -83,7 +86,9 @@ def test_scores_come_from_the_scoring_core(samples):
     for s in samples:
         labels = s.labels
         scene = Scene(
-            boundary_mm=tuple(map(tuple, labels["boundary_mm"])), items=tuple(_items(labels))
+            boundary_mm=tuple(map(tuple, labels["boundary_mm"])),
+            items=tuple(_items(labels)),
+            foreign_mm=tuple(tuple(map(tuple, f["outline_mm"])) for f in labels["foreign"]),
         )
         again = score_scene(scene, CATALOGUE, players=labels["turn_order"])
         assert again.scores == labels["scores"]
@@ -137,7 +142,8 @@ def test_center_px_projects_back_to_the_item_centre(samples):
             )
             # Where nothing lies over the centre (with room for parallax), the photo shows it.
             centre = Point(item["center_mm"]).buffer(15.0)
-            if any(polygons[j].intersects(centre) for j in range(k + 1, len(items))):
+            above = [polygons[j] for j in range(k + 1, len(items))] + _foreign(s.labels)
+            if any(p.intersects(centre) for p in above):
                 continue
             x, y = (round(v) for v in item["center_px"])
             assert s.instance[y, x] == k + 1, (s.name, k)
@@ -172,7 +178,8 @@ def test_uncovered_items_fill_their_polygon(samples):
         items = s.labels["items"]
         for k, item in enumerate(items):
             near = polygons[k].buffer(20.0)
-            if any(polygons[j].intersects(near) for j in range(k + 1, len(items))):
+            above = [polygons[j] for j in range(k + 1, len(items))] + _foreign(s.labels)
+            if any(p.intersects(near) for p in above):
                 continue
             region = _fill(item["polygon_px"], s.instance.shape)
             mask = s.instance == k + 1
@@ -220,3 +227,29 @@ def test_labels_follow_the_contract(samples):
                 assert item["type"] is None and not item["counted"]
         assert len(labels["boundary_px"]) == len(labels["boundary_mm"])
         assert labels["difficulty"] in {"easy", "medium", "hard"}
+
+
+def test_snacks_on_the_game_hide_icons_and_are_not_items(samples):
+    s = samples[0]
+    foreign = _foreign(s.labels)
+    assert foreign and "foreign_object" in s.labels["tags"]
+    placed = _items(s.labels)
+    hidden = 0
+    for item, labelled in zip(placed, s.labels["items"], strict=True):
+        outlines = icon_polygons_mm(item, CATALOGUE)
+        for icon in labelled["icons"]:
+            if any(outlines[icon["id"]].intersects(f) for f in foreign):
+                assert not icon["visible"]
+                hidden += 1
+    assert hidden > 0
+    assert any("not a game item" in w for w in s.labels["warnings"])
+    classes = SemanticClasses.for_catalogue(CATALOGUE)
+    camera = _camera(s.labels)
+    drawn = 0
+    for f in s.labels["foreign"]:
+        top = camera.project(np.asarray(f["outline_mm"]), f["height_mm"])
+        region = cv2.erode(_fill(top, s.instance.shape).astype(np.uint8), np.ones((3, 3)), 1)
+        drawn += int(region.sum())
+        assert (s.instance[region > 0] == 0).all()
+        assert (s.semantic[region > 0] == classes.distractor).all()
+    assert drawn > 10
