@@ -25,7 +25,7 @@ from api.core.storage import ContentStore
 from api.deps import Services
 
 #: Modules of :mod:`api.routes` whose ``router`` the app includes, in this order.
-ROUTE_MODULES: tuple[str, ...] = ("health", "components", "pages")
+ROUTE_MODULES: tuple[str, ...] = ("health", "components", "rule_games", "pages")
 
 #: Paths that stay open when an API key closes the service: liveness and the web page's files
 #: (they hold no data; the page asks for the key and sends it with its API calls).

@@ -129,3 +129,24 @@ class Correction(Base):
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
 
     round: Mapped[Round] = relationship(back_populates="corrections")
+
+
+class RuleGame(Base):
+    """A game of a rule engine (``game``: nachbarn / biermann / weinhaendler, see
+    :data:`games.engine.ENGINES`): the engine's JSON state; ``version`` is 1 at creation and
+    grows by one per applied action, guarding against two concurrent changes (optimistic
+    locking)."""
+
+    __tablename__ = "rule_games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), index=True)
+    edit_token_sha256: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[int]
+    options: Mapped[dict[str, Any]]
+    state: Mapped[dict[str, Any]]
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(default=utc_now, onupdate=utc_now)
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
