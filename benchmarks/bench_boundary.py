@@ -43,7 +43,7 @@ def _region(polygon: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return mask.astype(bool)
 
 
-def evaluate(photo_path: Path, repeat: int) -> dict:
+def evaluate(photo_path: Path, repeat: int, mask_mode: str = "truth") -> dict:
     truth = json.loads(photo_path.with_suffix(".json").read_text())
     photo = load_photo(photo_path)
     image = photo.image_bgr
@@ -54,13 +54,14 @@ def evaluate(photo_path: Path, repeat: int) -> dict:
         outline = np.asarray(item["polygon_px"]) * to_working
         cv2.fillPoly(item_mask, [np.round(outline * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
     item_mask = item_mask.astype(bool)
+    search_mask = _perturbed(item_mask, mask_mode)
     truth_polygon = np.asarray(truth["boundary_px"], dtype=np.float64) * to_working
 
     times_ms, cpu_ms = [], []
     boundary = None
     for _ in range(repeat):
         start, start_cpu = time.perf_counter(), time.process_time()
-        boundary = find_boundary(image, item_mask=item_mask)
+        boundary = find_boundary(image, item_mask=search_mask)
         times_ms.append((time.perf_counter() - start) * 1000.0)
         cpu_ms.append((time.process_time() - start_cpu) * 1000.0)
     result = {
@@ -91,13 +92,32 @@ def evaluate(photo_path: Path, repeat: int) -> dict:
     return result
 
 
+def _perturbed(item_mask: np.ndarray, mode: str) -> np.ndarray | None:
+    """The mask find_boundary gets: the truth, none, or the truth grown/shrunk by 3 px (an
+    imperfect item detector)."""
+    if mode == "truth":
+        return item_mask
+    if mode == "none":
+        return None
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    morph = cv2.dilate if mode == "grow" else cv2.erode
+    return morph(item_mask.astype(np.uint8), kernel) > 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("devset", nargs="?", default="/work/shared/devset", type=Path)
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per photo (min kept)")
+    parser.add_argument(
+        "--mask",
+        choices=("truth", "none", "grow", "shrink"),
+        default="truth",
+        help="item mask given to find_boundary (distances always skip the true items)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    rows = [evaluate(path, args.repeat) for path in sorted(args.devset.glob("*.jpg"))]
+    photos = sorted(args.devset.glob("*.jpg"))
+    rows = [evaluate(path, args.repeat, args.mask) for path in photos]
     header = ("photo", "size", "found", "IoU", "mean", "p95", "conf", "ms", "cpu ms")
     print(f"{header[0]:10} " + " ".join(f"{name:>6}" for name in header[1:]))
     for row in rows:

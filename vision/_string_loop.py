@@ -28,6 +28,9 @@ MIN_FRAGMENT_WIDTHS = 3.0
 """Centre-line pieces shorter than this many widths are noise, not string."""
 OUTLINE_WIDTHS = 0.75
 """A centre line this close to an item (in string widths) runs along the item's outline..."""
+OUTLINE_MAX_ANGLE_DEG = 35.0
+"""...and within this angle of the outline's direction (a string crossing to the next item
+runs across the outline)..."""
 OUTLINE_SHARE = 0.7
 """...and a fragment with this share of its length so close is the outline, not string."""
 TRIM_WIDTHS = 1.0
@@ -135,24 +138,25 @@ def extract_fragments(centre_lines: np.ndarray, ridges: RidgeMaps) -> list[Fragm
         points = _smooth(path.astype(np.float64))
         widths = ridges.width_px[path[:, 1], path[:, 0]].astype(np.float64)
         widths = np.maximum(_smooth_1d(widths, 15), 1.0)
-        points, widths = _trim_ends(points, widths)
-        if points.shape[0] < 3:
+        if Fragment(points_px=points, width_px=widths).length_widths < MIN_FRAGMENT_WIDTHS:
             continue
-        fragment = Fragment(points_px=points, width_px=widths)
-        if fragment.length_widths >= MIN_FRAGMENT_WIDTHS:
-            fragments.append(fragment)
+        points, widths = _trim_ends(points, widths)
+        if points.shape[0] >= 3:
+            fragments.append(Fragment(points_px=points, width_px=widths))
     return fragments
 
 
 def _trim_ends(points: np.ndarray, widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cut :data:`TRIM_WIDTHS` string widths of arc length off both ends of a centre line.
+    """Cut :data:`TRIM_WIDTHS` string widths of arc length (at most a quarter of the length)
+    off both ends of a centre line.
 
     Where a centre line ends (the string goes under an item, a junction was cut) the ridge
     fades and bends toward whatever is next to it; the ends would misdirect the bridging.
     """
     steps = np.linalg.norm(np.diff(points, axis=0), axis=1)
     arc = np.concatenate([[0.0], np.cumsum(steps)])
-    keep = (arc >= TRIM_WIDTHS * widths) & (arc[-1] - arc >= TRIM_WIDTHS * widths)
+    trim = np.minimum(TRIM_WIDTHS * widths, 0.25 * arc[-1])
+    keep = (arc >= trim) & (arc[-1] - arc >= trim)
     return points[keep], widths[keep]
 
 
@@ -176,6 +180,7 @@ def weigh_item_contact(fragments: list[Fragment], distance_to_items: np.ndarray)
         xs = np.clip(np.round(fragment.points_px[:, 0]).astype(int), 0, width - 1)
         ys = np.clip(np.round(fragment.points_px[:, 1]).astype(int), 0, height - 1)
         near = distance_to_items[ys, xs] <= np.maximum(OUTLINE_WIDTHS * fragment.width_px, 2.0)
+        near &= _along_outline(fragment.points_px, xs, ys, distance_to_items)
         if np.mean(near) >= OUTLINE_SHARE:
             continue
         steps = np.linalg.norm(np.diff(fragment.points_px, axis=0), axis=1)
@@ -184,6 +189,24 @@ def weigh_item_contact(fragments: list[Fragment], distance_to_items: np.ndarray)
         toll = fragment.toll + OUTLINE_TOLL_PER_WIDTH * near_widths
         kept.append(Fragment(fragment.points_px, fragment.width_px, toll))
     return kept
+
+
+def _along_outline(
+    points: np.ndarray, xs: np.ndarray, ys: np.ndarray, distance_to_items: np.ndarray
+) -> np.ndarray:
+    """(M,) bool: the centre line runs along the nearest item's outline (within
+    :data:`OUTLINE_MAX_ANGLE_DEG`), not across it; the outline's normal is the gradient of the
+    distance to the items."""
+    height, width = distance_to_items.shape
+    grad_x = distance_to_items[ys, np.minimum(xs + 1, width - 1)]
+    grad_x = grad_x - distance_to_items[ys, np.maximum(xs - 1, 0)]
+    grad_y = distance_to_items[np.minimum(ys + 1, height - 1), xs]
+    grad_y = grad_y - distance_to_items[np.maximum(ys - 1, 0), xs]
+    tangent = np.gradient(points, axis=0) if points.shape[0] > 1 else np.zeros_like(points)
+    tangent_norm = np.maximum(np.linalg.norm(tangent, axis=1), 1e-9)
+    grad_norm = np.maximum(np.hypot(grad_x, grad_y), 1e-9)
+    across = np.abs(tangent[:, 0] * grad_x + tangent[:, 1] * grad_y) / (tangent_norm * grad_norm)
+    return across <= np.sin(np.radians(OUTLINE_MAX_ANGLE_DEG))
 
 
 def _stitch(paths: list[np.ndarray], width_map: np.ndarray) -> list[np.ndarray]:
