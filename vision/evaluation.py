@@ -159,8 +159,10 @@ def evaluate_photo(
     truth: dict[str, Any],
     seconds: float | None = None,
     error: str | None = None,
+    radius_px: float = MATCH_RADIUS_PX,
 ) -> PhotoEvaluation:
-    """Compare one contract prediction (``None`` when the scorer failed) with ground truth."""
+    """Compare one contract prediction (``None`` when the scorer failed) with ground truth;
+    items pair within ``radius_px`` (displayed px)."""
     true_items = truth["items"]
     result = PhotoEvaluation(
         image=str(truth["image"]),
@@ -180,7 +182,7 @@ def evaluate_photo(
         result.players.add(pred_scores.get(color) == money)
     result.exact = scores_exact(predicted, truth)
     pred_items = [p for p in predicted.get("items") or [] if isinstance(p, dict)]
-    pairs = match_items(pred_items, true_items)
+    pairs = match_items(pred_items, true_items, radius_px)
     result.found.right = len(pairs)
     result.extra = len(pred_items) - len(pairs)
     for i, j, _ in pairs:

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from vision.errors import PhotoError
 from vision.evaluation import (
+    MATCH_RADIUS_PX,
     GroundTruthError,
     GroundTruthPhoto,
     PhotoEvaluation,
@@ -40,6 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("folder", help="folder of photos with ground-truth JSON")
     parser.add_argument("--limit", type=int, help="only the first N photos (by name)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--match-px",
+        type=float,
+        default=MATCH_RADIUS_PX,
+        help=f"largest centre distance pairing items (default {MATCH_RADIUS_PX:g} px)",
+    )
     parser.add_argument(
         "--predictions", metavar="FILE", help="JSON-lines predictions instead of running the scorer"
     )
@@ -75,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit <= 0:
         print("error: --limit must be positive", file=sys.stderr)
         return 2
+    if args.match_px <= 0:
+        print("error: --match-px must be positive", file=sys.stderr)
+        return 2
     try:
         photos = load_ground_truth(args.folder, args.limit)
         predictions = _load_predictions(Path(args.predictions)) if args.predictions else None
@@ -95,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
         if predictions is not None:
             predicted = predictions.get(name)
             error = None if predicted is not None else "missing_prediction"
-            results.append(evaluate_photo(predicted, photo.truth, error=error))
+            results.append(
+                evaluate_photo(predicted, photo.truth, error=error, radius_px=args.match_px)
+            )
             continue
         start = time.perf_counter()
         try:
@@ -103,11 +115,28 @@ def run(args: argparse.Namespace) -> int:
         except PhotoError as exc:
             predicted, error = None, exc.code
         seconds = time.perf_counter() - start
-        results.append(evaluate_photo(predicted, photo.truth, seconds=seconds, error=error))
+        results.append(
+            evaluate_photo(predicted, photo.truth, seconds, error, radius_px=args.match_px)
+        )
 
     summaries = summarise(results)
     if args.json:
-        print(json.dumps({k: s.to_json() for k, s in summaries.items()}, indent=1))
+        photos = [
+            {
+                "image": r.image,
+                "difficulty": r.difficulty,
+                "exact": r.exact,
+                "error": r.error,
+                "seconds": r.seconds,
+            }
+            for r in results
+        ]
+        print(
+            json.dumps(
+                {"summary": {k: s.to_json() for k, s in summaries.items()}, "photos": photos},
+                indent=1,
+            )
+        )
     else:
         print(f"{len(results)} photos from {args.folder}")
         print(format_summary(summaries))

@@ -84,7 +84,9 @@ def test_evaluate_reads_a_synthetic_set_with_predictions(tmp_path, capsys):
     predictions.write_text("\n".join(json.dumps(t) for t in (truths[0], wrong)))
     capsys.readouterr()
     assert main(["evaluate", str(out), "--predictions", str(predictions), "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)
+    summary = report["summary"]
+    assert [p["exact"] for p in report["photos"]] == [True, False]
     assert summary["all"]["photos"] == 2
     assert summary["all"]["exact_accuracy"] == 0.5
     assert summary["all"]["item_recall"] == 1.0 and summary["all"]["icons_accuracy"] == 1.0
