@@ -122,7 +122,12 @@ def load_photo(
         raise
     except Image.DecompressionBombError as exc:
         raise ImageTooLarge(f"image has too many pixels ({exc})") from exc
-    except (OSError, SyntaxError, ValueError, EOFError, MemoryError) as exc:
+    except MemoryError as exc:
+        raise ImageTooLarge("image is too large to decode") from exc
+    except Image.UnidentifiedImageError as exc:
+        # Its message names the in-memory buffer, which means nothing to the user.
+        raise UnreadableImage(f"corrupt or truncated {photo_format.value} image") from exc
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
         # Pillow reports truncated/corrupt data as OSError (also SyntaxError/ValueError for
         # some broken headers); pillow-heif raises ValueError/RuntimeError subclasses of these.
         raise UnreadableImage(f"corrupt or truncated {photo_format.value} image ({exc})") from exc

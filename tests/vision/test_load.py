@@ -47,11 +47,11 @@ def _red_centroid(bgr: np.ndarray) -> np.ndarray:
     ],
 )
 def test_each_format_decodes_to_bgr(fmt: str, save_kwargs: dict, tolerance: int) -> None:
-    rgb = _test_card()
+    rgb = _test_card(400, 320)
     photo = load_photo(_encode(rgb, fmt, **save_kwargs))
-    assert photo.image_bgr.shape == (480, 640, 3)
+    assert photo.image_bgr.shape == (320, 400, 3)
     assert photo.image_bgr.dtype == np.uint8
-    assert photo.displayed_size_px == (640, 480)
+    assert photo.displayed_size_px == (400, 320)
     assert photo.working_to_displayed == 1.0
     diff = np.abs(photo.image_bgr[:, :, ::-1].astype(int) - rgb.astype(int))
     assert np.median(diff) <= tolerance
@@ -91,15 +91,24 @@ def test_exif_orientation_is_applied(
     assert f"{vertical}_{horizontal}" == expected_red_corner
 
 
+def test_heic_orientation_is_applied_once() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    photo = load_photo(_encode(_test_card(400, 320), "HEIF", quality=95, exif=exif.tobytes()))
+    assert photo.displayed_size_px == (320, 400)
+    cx, cy = _red_centroid(photo.image_bgr)
+    assert cx > 160 and cy < 200  # top-left corner turned to the top-right
+
+
 def test_large_jpeg_is_reduced_to_the_working_size() -> None:
-    data = _encode(_test_card(4000, 3000), "JPEG", quality=90)
-    photo = load_photo(data, working_long_side_px=1000)
-    assert photo.image_bgr.shape == (750, 1000, 3)
-    assert photo.displayed_size_px == (4000, 3000)
+    data = _encode(_test_card(2400, 1800), "JPEG", quality=90)
+    photo = load_photo(data, working_long_side_px=600)
+    assert photo.image_bgr.shape == (450, 600, 3)
+    assert photo.displayed_size_px == (2400, 1800)
     assert photo.working_to_displayed == pytest.approx(4.0)
     cx, cy = _red_centroid(photo.image_bgr)
-    # The red block covers the top-left 500x375 displayed px: 125x94 working px.
-    assert cx == pytest.approx(62.5, abs=2) and cy == pytest.approx(47, abs=2)
+    # The red block covers the top-left 300x225 displayed px: 75x56 working px.
+    assert cx == pytest.approx(37.5, abs=2) and cy == pytest.approx(28, abs=2)
 
 
 def test_large_png_is_resized_with_exact_scale() -> None:
@@ -176,7 +185,7 @@ def test_sniff_format() -> None:
     assert sniff_format(_encode(_test_card(), "JPEG")) is PhotoFormat.JPEG
     assert sniff_format(_encode(_test_card(), "PNG")) is PhotoFormat.PNG
     assert sniff_format(_encode(_test_card(), "WEBP")) is PhotoFormat.WEBP
-    assert sniff_format(_encode(_test_card(), "HEIF")) is PhotoFormat.HEIF
+    assert sniff_format(_encode(_test_card(64, 64), "HEIF")) is PhotoFormat.HEIF
     assert sniff_format(b"hello world") is None
 
 
