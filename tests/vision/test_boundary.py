@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import shapely
 
-from vision.boundary import Boundary, find_boundary
+from vision._string_color import HUE_SIGMA_DEG, StringColour, calibrate, string_likelihood
+from vision.boundary import DEFAULT_STRING_RGB, Boundary, find_boundary
 from vision.load import load_photo
 
 STRING_BGR = (146, 211, 228)
@@ -98,6 +99,39 @@ def test_synthetic_loop_without_item_mask_still_closes() -> None:
     found = find_boundary(image)
     assert found is not None
     assert _iou(found.polygon_px, truth) > 0.97
+
+
+def test_string_more_saturated_than_nominal_on_a_string_coloured_table() -> None:
+    """A warm light: the table looks like the nominal string colour and the cord is more
+    saturated; the search falls back to other colour models and still finds the loop."""
+    width, height = 1600, 1200
+    rng = np.random.default_rng(5)
+    image = np.full((height, width, 3), (112, 140, 150), np.float32)
+    image += rng.normal(0, 5, image.shape).astype(np.float32)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    truth = _loop(width, height)
+    cv2.polylines(
+        image, [np.round(truth * 16).astype(np.int32)], True, (80, 170, 200), 8, cv2.LINE_AA, 4
+    )
+    nominal = StringColour.from_rgb(DEFAULT_STRING_RGB)
+    table_pixel = np.array([[[112, 140, 150]]], np.uint8)
+    string_pixel = np.array([[[80, 170, 200]]], np.uint8)
+    assert string_likelihood(table_pixel, nominal) > string_likelihood(string_pixel, nominal)
+    found = find_boundary(image)
+    assert found is not None
+    distances = shapely.distance(shapely.points(truth), shapely.LinearRing(found.polygon_px))
+    assert np.percentile(distances, 95) < 1.0
+
+
+def test_calibration_follows_the_seen_colour_within_limits() -> None:
+    nominal = StringColour.from_rgb(DEFAULT_STRING_RGB)
+    saturated = np.tile(np.array([[100, 190, 215]], np.uint8), (200, 1))  # BGR, warmer cord
+    calibrated = calibrate(nominal, saturated)
+    assert calibrated is not None
+    assert calibrated.chroma_ratio > nominal.chroma_ratio
+    assert abs(calibrated.hue_deg - nominal.hue_deg) <= 1.5 * HUE_SIGMA_DEG
+    blue = np.tile(np.array([[200, 60, 20]], np.uint8), (200, 1))
+    assert calibrate(nominal, blue) is None  # nothing string-like to learn from
 
 
 @pytest.mark.parametrize("item_mask_known", [True, False])
