@@ -156,69 +156,16 @@ def render_photo(
     az = np.deg2rad(look.light_azimuth_deg)
     to_light_mm = np.array([np.cos(az), np.sin(az)])
     shadow_per_mm = -to_light_mm / np.tan(np.deg2rad(look.light_elevation_deg))
-    centre_mm = tuple(round_.boundary_mm.mean(axis=0))
-    ground = canvas.plane(0.0)
-    a, b = _apply(ground, np.array([centre_mm, np.asarray(centre_mm) + to_light_mm * 10.0]))
-    light_dir_px = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
 
-    image, table_gloss = _draw_table(rng, canvas, round_, look, classes)
-    tags.append(f"table_{look.table_kind.value}")
-
-    cord_height = catalogue.string.thickness_mm / 2
-    ppm_centre = canvas.px_per_mm(centre_mm, cord_height)
-    string_mask = np.zeros(canvas.semantic.shape, np.uint8)
-    draw_cord(
-        image,
-        string_mask,
-        round_.boundary_mm,
-        canvas.plane(cord_height),
-        catalogue.string.thickness_mm,
-        sample_cord_look(
-            rng, catalogue.string.rgb, (float(light_dir_px[0]), float(light_dir_px[1]))
-        ),
-        tuple(
-            _apply(ground, np.array([centre_mm, np.asarray(centre_mm) + shadow_per_mm * 3.0]))[1]
-            - a
-        ),
-        max(0.5, 1.2 * ppm_centre),
-    )
-    canvas.semantic[string_mask > 0] = classes.string
-
+    image, table_gloss, table_tags = _draw_table(rng, canvas, round_, look, classes)
+    tags.extend(table_tags)
+    _draw_string(rng, canvas, image, round_, catalogue, to_light_mm, shadow_per_mm, classes)
     for index, (item, height) in enumerate(zip(scene.items, round_.heights_mm, strict=True)):
         _draw_item(rng, canvas, image, catalogue, index, item, height, look, shadow_per_mm, classes)
-
     for obj in round_.foreign:
         _draw_foreign(rng, canvas, image, obj, look, shadow_per_mm, classes)
-
-    keep_clear = unary_union(
-        [
-            Polygon(_apply(canvas.plane(h), np.asarray(p.exterior.coords)))
-            for p, h in zip(polygons, round_.heights_mm, strict=True)
-        ]
-        + [
-            LineString(
-                _apply(
-                    canvas.plane(cord_height),
-                    np.vstack([round_.boundary_mm, round_.boundary_mm[:1]]),
-                )
-            ).buffer(6.0)
-        ]
-    )
-    play_area = unary_union(
-        [Polygon(round_.boundary_mm).buffer(60.0), *[p.buffer(40.0) for p in polygons]]
-    )
-    distractors = sample_distractors(
-        rng, look.distractors, round_.table_mm, play_area, keep_clear, canvas.plane
-    )
-    draw_distractors(
-        rng,
-        image,
-        canvas.semantic,
-        classes.distractor,
-        distractors,
-        canvas.plane,
-        (float(shadow_per_mm[0]), float(shadow_per_mm[1])),
-        look.shadow_strength,
+    distractors = _place_distractors(
+        rng, canvas, image, round_, catalogue, polygons, look, shadow_per_mm, classes
     )
     tags.extend(sorted({f"distractor_{d.kind.value}" for d in distractors}))
 
@@ -227,8 +174,6 @@ def render_photo(
     photo = canvas.to_photo(np.clip(lit, 0, 255))
     semantic = canvas.to_photo(canvas.semantic, nearest=True)
     instance = canvas.to_photo(canvas.instance, nearest=True)
-    if canvas.map_x is None:
-        photo = photo[: size_px[1], : size_px[0]]
     final, sensor_tags = apply_sensor(rng, photo, look)
     tags.extend(sensor_tags)
     return RenderedPhoto(
@@ -242,14 +187,88 @@ def render_photo(
     )
 
 
+def _draw_string(
+    rng: np.random.Generator,
+    canvas: _Canvas,
+    image: np.ndarray,
+    round_: SampledRound,
+    catalogue: Catalogue,
+    to_light_mm: np.ndarray,
+    shadow_per_mm: np.ndarray,
+    classes: SemanticClasses,
+) -> None:
+    """The cord, lit from ``to_light_mm`` (table direction), with its shadow."""
+    cord_height = catalogue.string.thickness_mm / 2
+    centre_mm = round_.boundary_mm.mean(axis=0)
+    ground = canvas.plane(0.0)
+    c, toward_light, shadow_end = _apply(
+        ground, np.array([centre_mm, centre_mm + to_light_mm * 10.0, centre_mm + shadow_per_mm * 3])
+    )
+    light_dir_px = (toward_light - c) / max(float(np.linalg.norm(toward_light - c)), 1e-6)
+    string_mask = np.zeros(canvas.semantic.shape, np.uint8)
+    draw_cord(
+        image,
+        string_mask,
+        round_.boundary_mm,
+        canvas.plane(cord_height),
+        catalogue.string.thickness_mm,
+        sample_cord_look(
+            rng, catalogue.string.rgb, (float(light_dir_px[0]), float(light_dir_px[1]))
+        ),
+        (float(shadow_end[0] - c[0]), float(shadow_end[1] - c[1])),
+        max(0.5, 1.2 * canvas.px_per_mm(tuple(centre_mm), cord_height)),
+    )
+    canvas.semantic[string_mask > 0] = classes.string
+
+
+def _place_distractors(
+    rng: np.random.Generator,
+    canvas: _Canvas,
+    image: np.ndarray,
+    round_: SampledRound,
+    catalogue: Catalogue,
+    polygons: list[Polygon],
+    look: PhotoLook,
+    shadow_per_mm: np.ndarray,
+    classes: SemanticClasses,
+) -> tuple[Distractor, ...]:
+    """Glasses, bowls, phones and coins beside the game, never covering an item or the string
+    as seen by the camera; drawn in place."""
+    cord_height = catalogue.string.thickness_mm / 2
+    loop = np.vstack([round_.boundary_mm, round_.boundary_mm[:1]])
+    seen = [
+        Polygon(_apply(canvas.plane(h), np.asarray(p.exterior.coords)))
+        for p, h in zip(polygons, round_.heights_mm, strict=True)
+    ]
+    seen.append(LineString(_apply(canvas.plane(cord_height), loop)).buffer(6.0))
+    play_area = unary_union(
+        [Polygon(round_.boundary_mm).buffer(60.0), *[p.buffer(40.0) for p in polygons]]
+    )
+    distractors = sample_distractors(
+        rng, look.distractors, round_.table_mm, play_area, unary_union(seen), canvas.plane
+    )
+    draw_distractors(
+        rng,
+        image,
+        canvas.semantic,
+        classes.distractor,
+        distractors,
+        canvas.plane,
+        (float(shadow_per_mm[0]), float(shadow_per_mm[1])),
+        look.shadow_strength,
+    )
+    return distractors
+
+
 def _draw_table(
     rng: np.random.Generator,
     canvas: _Canvas,
     round_: SampledRound,
     look: PhotoLook,
     classes: SemanticClasses,
-) -> tuple[np.ndarray, float]:
-    """Floor plus the visible part of the table top; returns the image and the table's gloss."""
+) -> tuple[np.ndarray, float, tuple[str, ...]]:
+    """Floor plus the visible part of the table top; returns the image, the table's gloss and
+    its tags."""
     cw, ch = canvas.size
     image = make_floor(rng, canvas.size)
     ground = canvas.plane(0.0)
@@ -259,7 +278,7 @@ def _draw_table(
     x0, y0 = np.maximum(corners_mm.min(axis=0), 0.0)
     x1, y1 = np.minimum(corners_mm.max(axis=0), (tw, th))
     if x1 <= x0 or y1 <= y0:
-        return image, 0.0
+        return image, 0.0, (f"table_{look.table_kind.value}",)
     ppm = float(np.clip(0.8 * canvas.px_per_mm(tuple(round_.boundary_mm.mean(axis=0))), 0.35, 2.5))
     area = (x1 - x0) * (y1 - y0)
     budget = min(MAX_TABLE_TEXTURE_PX, 0.6 * cw * ch)
@@ -290,7 +309,7 @@ def _draw_table(
     canvas.semantic[alpha[..., 0] > 0.5] = classes.table
     if rng.random() < 0.3:
         _draw_crumbs(rng, canvas, image, (x0, y0, x1, y1))
-    return image.astype(np.float32), surface.gloss
+    return image.astype(np.float32), surface.gloss, surface.tags
 
 
 def _draw_table_edge(
@@ -419,7 +438,7 @@ def _draw_item(
     h_top = canvas.plane(height_mm) @ local
     h_base = canvas.plane(base_mm) @ local
     h_mid = canvas.plane(base_mm + thickness / 2) @ local
-    h_shadow = canvas.plane(max(base_mm - 0.0, 0.0)) @ _translate(*shift_mm) @ local
+    h_shadow = canvas.plane(max(base_mm, 0.0)) @ _translate(*shift_mm) @ local
     ppm = canvas.px_per_mm(item.center_mm, height_mm)
     blur_px = max(0.6, (1.5 + 0.8 * height_mm) * ppm)
     pts = np.vstack([_apply(h, square) for h in (h_top, h_base, h_shadow)])
