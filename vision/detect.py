@@ -42,7 +42,6 @@ RATIO = 0.8
 #: Minimum RANSAC inliers for an item hypothesis in the canvas / in the coarse pass.
 MIN_INLIERS = 8
 MIN_COARSE_INLIERS = 15
-_NO_TWINS = np.zeros(100_000, bool)
 #: Gradient magnitude (ink levels per px, Sobel) above which a pixel is an edge.
 _EDGE_MIN_GRADIENT = 40.0
 #: |cos| of the angle between art and photo edge directions for a pixel to agree.
@@ -53,12 +52,16 @@ _MIN_SUPPORT_PX_PER_MM2 = 120.0
 _MIN_FREE_SUPPORT = 0.5
 #: Largest factor between a feature's size in the view and in the template.
 _MAX_SCALE_ERROR = 1.4
-#: Hough cells: item centre (mm) and angle (rad); a cluster needs this many votes.
-_VOTE_CELL_MM = 8.0
+#: Hough cells: item centre (share of the item's radius), angle (rad) and log2 scale; a cluster
+#: needs this many votes.
+_VOTE_CELL = 0.2
 _VOTE_ANGLE_RAD = np.deg2rad(20.0)
+_VOTE_LOG_SCALE = 0.5
 _MIN_VOTES = 4
 #: Neighbours looked at per image feature (the best, its twins and the first rival).
 _KNN = 5
+#: Image features matched per block (bounds the distance matrix's memory).
+_MATCH_CHUNK = 4096
 
 
 @dataclass(frozen=True)
@@ -132,80 +135,40 @@ def _ratio_matches(
 
     The ratio test compares the best template feature with the best one that is not its twin
     (a repeat of the same motif); an accepted image feature is paired with the best template
-    feature and with its twins among the nearest, and RANSAC picks the right one.
+    feature and with its twins that are nearer than that rival, and RANSAC picks the right one.
     """
     n = len(template.descriptors)
     if len(descriptors) == 0 or n < 2:
         return np.zeros(0, int), np.zeros(0, int)
     k = min(_KNN, n)
-    matcher = cv2.BFMatcher(cv2.NORM_L2)
-    query, train = [], []
-    for neighbours in matcher.knnMatch(descriptors, template.descriptors, k=k):
-        if not neighbours:
-            continue
-        best = neighbours[0]
-        twins = template.twins[best.trainIdx] if twin_aware else _NO_TWINS[: len(template.twins)]
-        rival = next((m for m in neighbours[1:] if not twins[m.trainIdx]), None)
-        if rival is not None and best.distance >= RATIO * rival.distance:
-            continue
-        for m in neighbours:
-            if m is best or (twins[m.trainIdx] and (rival is None or m.distance < rival.distance)):
-                query.append(best.queryIdx)
-                train.append(m.trainIdx)
-    return np.array(query, int), np.array(train, int)
-
-
-def _instances(
-    side: Side,
-    template: SideTemplate,
-    points_px: np.ndarray,
-    query: np.ndarray,
-    train: np.ndarray,
-    *,
-    homography: bool,
-    threshold_px: float,
-    min_inliers: int,
-    scale_range: tuple[float, float] | None,
-) -> list[_Hypothesis]:
-    """Sequential RANSAC: every instance of ``side`` supported by the ratio matches."""
-    src = template.points_mm[train].astype(np.float32)
-    dst = points_px[query].astype(np.float32)
-    alive = np.ones(len(query), bool)
-    found: list[_Hypothesis] = []
-    radius_mm = side.shape.half_extent_mm
-    for _ in range(40):
-        if alive.sum() < min_inliers:
-            break
-        idx = np.flatnonzero(alive)
-        if homography:
-            t, inl = cv2.findHomography(
-                src[idx], dst[idx], cv2.RANSAC, threshold_px, maxIters=2000, confidence=0.995
-            )
+    queries, trains = [], []
+    t_sq = (template.descriptors**2).sum(axis=1)
+    for start in range(0, len(descriptors), _MATCH_CHUNK):
+        chunk = descriptors[start : start + _MATCH_CHUNK]
+        d2 = (chunk**2).sum(axis=1)[:, None] + t_sq[None, :] - 2.0 * chunk @ template.descriptors.T
+        nearest = np.argpartition(d2, k - 1, axis=1)[:, :k]
+        dist = np.sqrt(np.maximum(np.take_along_axis(d2, nearest, axis=1), 0))
+        order = np.argsort(dist, axis=1)
+        nearest = np.take_along_axis(nearest, order, axis=1)
+        dist = np.take_along_axis(dist, order, axis=1)
+        best = nearest[:, 0]
+        if twin_aware:
+            is_twin = template.twins[best[:, None], nearest]  # (m, k); column 0 is False
         else:
-            a, inl = cv2.estimateAffinePartial2D(
-                src[idx],
-                dst[idx],
-                method=cv2.RANSAC,
-                ransacReprojThreshold=threshold_px,
-                maxIters=2000,
-                confidence=0.995,
-            )
-            t = None if a is None else np.vstack([a, [0.0, 0.0, 1.0]])
-        if t is None or inl is None:
-            break
-        inl = inl.ravel().astype(bool)
-        if inl.sum() < min_inliers:
-            break
-        scale = float(np.sqrt(abs(np.linalg.det(t[:2, :2] / t[2, 2]))))
-        centre = t[:2, 2] / t[2, 2]
-        alive[idx[inl]] = False
-        plausible = scale_range is None or scale_range[0] <= scale <= scale_range[1]
-        plausible = plausible and _homography_is_sane(t)
-        if plausible:
-            found.append(_Hypothesis(side, t, query[idx[inl]], train[idx[inl]]))
-            near = np.linalg.norm(dst - centre, axis=1) < radius_mm * scale
-            alive &= ~near
-    return found
+            is_twin = np.zeros_like(nearest, dtype=bool)
+        is_twin[:, 0] = False
+        rival_mask = ~is_twin
+        rival_mask[:, 0] = False
+        has_rival = rival_mask.any(axis=1)
+        rival_col = np.argmax(rival_mask, axis=1)
+        rival_dist = np.where(has_rival, dist[np.arange(len(best)), rival_col], np.inf)
+        accepted = dist[:, 0] < RATIO * rival_dist
+        pair = (is_twin & (dist < rival_dist[:, None])) & accepted[:, None]
+        pair[:, 0] = accepted
+        rows, cols = np.nonzero(pair)
+        queries.append(rows + start)
+        trains.append(nearest[rows, cols])
+    return np.concatenate(queries).astype(int), np.concatenate(trains).astype(int)
 
 
 def _homography_is_sane(h: np.ndarray) -> bool:
@@ -320,36 +283,24 @@ def _select_by_support(
 def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray:
     """A first table-plane homography (table mm -> working px) from the clearest coaster faces.
 
-    The table frame is that of the strongest coaster found. Raises :class:`NoGameFound` when no
-    coaster face is clearly visible.
+    Searched first in a downscaled copy (cheap), then, when fewer than two coasters are clear
+    there, at the working resolution. The table frame is that of the strongest coaster found.
+    Raises :class:`NoGameFound` when no coaster face is clearly visible.
     """
     h, w = image_bgr.shape[:2]
-    factor = min(1.0, COARSE_LONG_SIDE_PX / max(h, w))
-    small = image_bgr
-    if factor < 1.0:
-        small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    features = _sift_features(ink_channel(small))
-    points, descriptors = features.points, features.descriptors
-    hypotheses: list[_Hypothesis] = []
-    for side in library.sides:
-        if side.face is not Face.UP or side.type_name is None:
-            continue
-        template = library.template(side, COARSE_TEMPLATE_PX_PER_MM)
-        query, train = _ratio_matches(descriptors, template, twin_aware=False)
-        hypotheses += _instances(
-            side,
-            template,
-            points,
-            query,
-            train,
-            homography=True,
-            threshold_px=2.5,
-            min_inliers=MIN_COARSE_INLIERS,
-            scale_range=(0.15, 10.0),
-        )
-    chosen = _select(hypotheses, MIN_COARSE_INLIERS)
+    chosen: list[_Hypothesis] = []
+    for long_side in (COARSE_LONG_SIDE_PX, max(h, w)):
+        factor = min(1.0, long_side / max(h, w))
+        small = image_bgr
+        if factor < 1.0:
+            small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        features = _sift_features(ink_channel(small))
+        chosen = _coarse_hypotheses(features, library)
+        if len(chosen) >= 2 or factor == 1.0:
+            break
     if not chosen:
         raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
+    points = features.points
     to_working = np.diag([1 / factor, 1 / factor, 1.0])
     anchor = to_working @ chosen[0].transform
     anchor = anchor / anchor[2, 2]
@@ -370,6 +321,28 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     fit = fit_table_plane(observations, (w, h), anchor, poses, with_distortion=False)
 
     return fit.plane.table_to_undistorted
+
+
+def _coarse_hypotheses(features: _Features, library: ArtLibrary) -> list[_Hypothesis]:
+    """Coaster faces clearly visible among ``features`` (homographies, strongest first)."""
+    hypotheses: list[_Hypothesis] = []
+    for side in library.sides:
+        if side.face is not Face.UP or side.type_name is None:
+            continue
+        template = library.template(side, COARSE_TEMPLATE_PX_PER_MM)
+        query, train = _ratio_matches(features.descriptors, template, twin_aware=False)
+        hypotheses += _vote_instances(
+            side,
+            template,
+            features,
+            query,
+            train,
+            scale_range=(0.1, 10.0),
+            homography=True,
+            min_inliers=MIN_COARSE_INLIERS,
+            threshold_px=2.5,
+        )
+    return _select(hypotheses, MIN_COARSE_INLIERS)
 
 
 def table_footprint_mm(plane: TablePlane, image_size_px: tuple[int, int]) -> np.ndarray:
@@ -442,77 +415,110 @@ def _vote_instances(
     features: _Features,
     query: np.ndarray,
     train: np.ndarray,
-    px_per_mm: float,
+    *,
+    scale_range: tuple[float, float],
+    homography: bool,
+    min_inliers: int,
+    threshold_px: float,
 ) -> list[_Hypothesis]:
-    """Every instance of ``side`` in a rectified view, by Hough voting then least squares.
+    """Every instance of ``side`` among the matches, by Hough voting then RANSAC.
 
-    In the rectified view an item is its art rotated and shifted at the template's scale, so one
-    match (with the SIFT orientations of both features) predicts the item's centre and angle.
-    Votes are clustered in (centre, angle); each cluster is verified with a RANSAC similarity.
+    One match, with the SIFT orientation and size of both features, predicts the item's centre,
+    angle and scale (image px per template px, within ``scale_range``). Votes are clustered in
+    (log scale, centre, angle); each cluster seeds a RANSAC fit (a homography or a similarity)
+    whose consistent matches form one instance. Voting keeps RANSAC's inlier ratio high even
+    when the same art appears many times in the photo.
     """
-    if len(query) < MIN_INLIERS:
+    if len(query) < min_inliers:
         return []
     ratio = features.sizes_px[query] / template.sizes_px[train]
-    keep = (ratio > 1 / _MAX_SCALE_ERROR) & (ratio < _MAX_SCALE_ERROR)
-    query, train = query[keep], train[keep]
+    keep = (ratio >= scale_range[0]) & (ratio <= scale_range[1])
+    query, train, ratio = query[keep], train[keep], ratio[keep]
     angle = np.deg2rad(features.angles_deg[query] - template.angles_deg[train])
     c, s = np.cos(angle), np.sin(angle)
-    local_px = template.points_mm[train] * px_per_mm
+    local_px = template.points_mm[train] * template.px_per_mm * ratio[:, None]
     image_px = features.points[query]
     centre = image_px - np.stack(
         [c * local_px[:, 0] - s * local_px[:, 1], s * local_px[:, 0] + c * local_px[:, 1]], 1
     )
-    cell = _VOTE_CELL_MM * px_per_mm
+    log_scale = np.log2(ratio)
+    radius_px = side.shape.half_extent_mm * template.px_per_mm * ratio
+    src_all = template.points_mm[train].astype(np.float32)
     alive = np.ones(len(query), bool)
     found: list[_Hypothesis] = []
-    src_all = template.points_mm[train]
     for _ in range(60):
         idx = np.flatnonzero(alive)
-        if len(idx) < MIN_INLIERS:
+        if len(idx) < min_inliers:
             break
+        ls = np.floor(log_scale[idx] / _VOTE_LOG_SCALE).astype(np.int64)
+        cell = _VOTE_CELL * side.shape.half_extent_mm * template.px_per_mm
+        cell = cell * 2.0 ** ((ls + 0.5) * _VOTE_LOG_SCALE)
         ix = np.floor(centre[idx, 0] / cell).astype(np.int64)
         iy = np.floor(centre[idx, 1] / cell).astype(np.int64)
         ia = np.floor((angle[idx] % (2 * np.pi)) / _VOTE_ANGLE_RAD).astype(np.int64)
-        ix -= ix.min()
-        iy -= iy.min()
-        keys = (ix * (iy.max() + 1) + iy) * 64 + ia
-        _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+        keys = np.stack([ls - ls.min(), ix - ix.min(), iy - iy.min(), ia], 1)
+        dims = keys.max(axis=0) + 1
+        flat = np.ravel_multi_index(keys.T, dims)
+        _, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
         top = int(np.argmax(counts))
         if counts[top] < _MIN_VOTES:
             break
         seed = idx[inverse.ravel() == top]
+        alive[seed] = False
         mean_c = np.median(centre[seed], axis=0)
         mean_a = np.angle(np.exp(1j * angle[seed]).mean())
+        mean_r = float(np.median(radius_px[seed]))
         d_angle = np.abs(np.angle(np.exp(1j * (angle[idx] - mean_a))))
         near = idx[
-            (np.linalg.norm(centre[idx] - mean_c, axis=1) < 2 * cell) & (d_angle < _VOTE_ANGLE_RAD)
+            (np.linalg.norm(centre[idx] - mean_c, axis=1) < 0.5 * mean_r)
+            & (d_angle < 2 * _VOTE_ANGLE_RAD)
+            & (np.abs(log_scale[idx] - np.median(log_scale[seed])) < 2 * _VOTE_LOG_SCALE)
         ]
-        alive[seed] = False
-        if len(near) < MIN_INLIERS:
+        if len(near) < min_inliers:
             continue
-        a, inl = cv2.estimateAffinePartial2D(
-            src_all[near].astype(np.float32),
-            image_px[near].astype(np.float32),
-            method=cv2.RANSAC,
-            ransacReprojThreshold=3.0,
-            maxIters=500,
-        )
-        if a is None or inl is None or inl.sum() < MIN_INLIERS:
+        t = _fit_transform(src_all[near], image_px[near], homography, threshold_px)
+        if t is None:
             continue
-        t = np.vstack([a, [0.0, 0.0, 1.0]])
-        # all matches of this side consistent with the fitted transform
-        predicted = src_all[idx] @ t[:2, :2].T + t[:2, 2]
-        members = idx[np.linalg.norm(predicted - image_px[idx], axis=1) < 3.0]
+        # every still-unused match of this side that agrees with the fitted transform
+        predicted = _apply(t, src_all[idx])
+        members = idx[np.linalg.norm(predicted - image_px[idx], axis=1) < threshold_px]
         members = members[np.unique(query[members], return_index=True)[1]]
-        scale = float(np.sqrt(abs(np.linalg.det(t[:2, :2]))))
-        if len(members) < MIN_INLIERS or not (
-            px_per_mm / _MAX_SCALE_ERROR < scale < px_per_mm * _MAX_SCALE_ERROR
-        ):
+        if len(members) < min_inliers:
+            continue
+        refit = _fit_transform(src_all[members], image_px[members], homography, threshold_px)
+        t = refit if refit is not None else t
+        scale = float(np.sqrt(abs(np.linalg.det(t[:2, :2] / t[2, 2]))))
+        scale_ok = scale_range[0] <= scale / template.px_per_mm <= scale_range[1]
+        if not (scale_ok and _homography_is_sane(t)):
             continue
         found.append(_Hypothesis(side, t, query[members], train[members]))
-        used = np.isin(query, query[members])
-        alive &= ~used
+        alive &= ~np.isin(query, query[members])
     return found
+
+
+def _fit_transform(
+    src: np.ndarray, dst: np.ndarray, homography: bool, threshold_px: float
+) -> np.ndarray | None:
+    """RANSAC homography or similarity (3, 3) mapping ``src`` (mm) to ``dst`` (px)."""
+    if homography:
+        if len(src) < 6:
+            return None
+        t, inliers = cv2.findHomography(src, dst, cv2.RANSAC, threshold_px, maxIters=500)
+        if t is None or inliers is None or inliers.sum() < 6:
+            return None
+        return t / t[2, 2]
+    a, inliers = cv2.estimateAffinePartial2D(
+        src, dst, method=cv2.RANSAC, ransacReprojThreshold=threshold_px, maxIters=500
+    )
+    if a is None or inliers is None or inliers.sum() < 3:
+        return None
+    return np.vstack([a, [0.0, 0.0, 1.0]])
+
+
+def _apply(t: np.ndarray, points: np.ndarray) -> np.ndarray:
+    q = points @ t[:2, :2].T + t[:2, 2]
+    w = points @ t[2, :2] + t[2, 2]
+    return q / w[:, None]
 
 
 def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
@@ -524,7 +530,17 @@ def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
         template = library.template(side, view.px_per_mm)
         templates[side.label] = template
         query, train = _ratio_matches(features.descriptors, template)
-        hypotheses += _vote_instances(side, template, features, query, train, view.px_per_mm)
+        hypotheses += _vote_instances(
+            side,
+            template,
+            features,
+            query,
+            train,
+            scale_range=(1 / _MAX_SCALE_ERROR, _MAX_SCALE_ERROR),
+            homography=False,
+            min_inliers=MIN_INLIERS,
+            threshold_px=3.0,
+        )
     detections = []
     for hyp in _select_by_support(hypotheses, library, view):
         t = hyp.transform

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import least_squares
+from scipy.sparse import coo_matrix
 
 #: Robust-loss scale of the joint fit (working-image px): residuals beyond it count linearly.
 _LOSS_SCALE_PX = 1.5
@@ -171,10 +172,32 @@ def fit_table_plane(
         )
         return (plane.table_to_image(table) - observed[keep]).ravel()
 
+    n_global = 10 if fit_distortion else 8
+
+    def sparsity(keep: np.ndarray) -> coo_matrix:
+        # each residual depends on the shared parameters and on its own item's pose only
+        rows_owner = np.repeat(owner[keep], 2)
+        n_rows = len(rows_owner)
+        rows_g = np.repeat(np.arange(n_rows), n_global)
+        cols_g = np.tile(np.arange(n_global), n_rows)
+        has_pose = rows_owner > 0
+        rows_p = np.repeat(np.flatnonzero(has_pose), 3)
+        cols_p = (n_global + 3 * (rows_owner[has_pose] - 1))[:, None] + np.arange(3)
+        rows = np.concatenate([rows_g, rows_p])
+        cols = np.concatenate([cols_g, cols_p.ravel()])
+        return coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, len(x0)))
+
     x = x0
     for _ in range(2):
         result = least_squares(
-            residuals, x, args=(mask,), loss="soft_l1", f_scale=_LOSS_SCALE_PX, x_scale="jac"
+            residuals,
+            x,
+            args=(mask,),
+            loss="soft_l1",
+            f_scale=_LOSS_SCALE_PX,
+            x_scale="jac",
+            jac_sparsity=sparsity(mask),
+            tr_solver="lsmr",
         )
         x = result.x
         all_res = residuals(x, np.ones(len(observed), bool)).reshape(-1, 2)
