@@ -6,7 +6,9 @@ includes those named in :data:`ROUTE_MODULES`.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,12 +22,15 @@ from api.core.config import Settings
 from api.core.db import Database, upgrade_to_head
 from api.core.middleware import ApiKeyMiddleware, BodySizeLimitMiddleware, RequestIdMiddleware
 from api.core.problems import install_problem_handlers
+from api.core.scorer import load_scorer
 from api.core.scoring_pool import ScoringPool
 from api.core.storage import ContentStore
 from api.deps import Services
 
+logger = logging.getLogger("api")
+
 #: Modules of :mod:`api.routes` whose ``router`` the app includes, in this order.
-ROUTE_MODULES: tuple[str, ...] = ("health", "components", "rule_games", "pages")
+ROUTE_MODULES: tuple[str, ...] = ("health", "components", "scoring", "games", "rule_games", "pages")
 
 #: Paths that stay open when an API key closes the service: liveness and the web page's files
 #: (they hold no data; the page asks for the key and sends it with its API calls).
@@ -52,18 +57,30 @@ def build_services(settings: Settings) -> Services:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service for ``settings`` (default: read from ``TABLESCORE_*`` variables).
 
-    Start-up upgrades the database schema to the newest migration; shutdown waits for running
-    scorings and closes the database pool.
+    Start-up upgrades the database schema to the newest migration and loads the scorer's
+    reference data in the background (``/readyz`` says when it is loaded); shutdown waits for
+    running scorings and closes the database pool.
     """
     settings = settings or Settings()
     services = build_services(settings)
 
+    async def load_scorer_in_background() -> None:
+        try:
+            await run_in_threadpool(load_scorer, services.catalogues.all)
+        except Exception as exc:  # reported by /readyz; scoring requests will fail alike
+            services.scorer_state.error = f"{type(exc).__name__}: {exc}"
+            logger.exception("loading the scorer failed")
+        else:
+            services.scorer_state.loaded = True
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(upgrade_to_head, services.db.engine)
+        loading = asyncio.create_task(load_scorer_in_background())
         try:
             yield
         finally:
+            loading.cancel()
             services.pool.shutdown()
             services.db.dispose()
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
 
 from api.core.catalogues import CatalogueRegistry
@@ -14,6 +14,15 @@ from api.core.config import Settings
 from api.core.db import Database
 from api.core.scoring_pool import ScoringPool
 from api.core.storage import ContentStore
+from api.schemas import ID_PATTERN
+
+
+@dataclass
+class ScorerState:
+    """Whether the scorer's reference data is loaded (``error`` says why not, if it failed)."""
+
+    loaded: bool = False
+    error: str | None = None
 
 
 @dataclass
@@ -26,6 +35,7 @@ class Services:
     annotated: ContentStore
     pool: ScoringPool
     catalogues: CatalogueRegistry
+    scorer_state: ScorerState = field(default_factory=lambda: ScorerState())
 
 
 def get_services(request: Request) -> Services:
@@ -41,3 +51,8 @@ def get_session(services: ServicesDep) -> Iterator[Session]:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+GameId = Annotated[str, Path(pattern=ID_PATTERN, description="the game's id")]
+ScoringId = Annotated[str, Path(pattern=ID_PATTERN, description="the scored photo's id")]
+RoundNumber = Annotated[int, Path(ge=1, le=1000, description="round number, from 1")]

@@ -47,9 +47,16 @@ class ReadinessCheck(BaseModel):
     detail: str
 
 
+class ScoringLoad(BaseModel):
+    admitted: int = Field(description="photos being scored or waiting for a slot now")
+    capacity: int = Field(description="photos admitted at most; more get 503 + Retry-After")
+    concurrent: int = Field(description="photos scored at the same time")
+
+
 class Readiness(BaseModel):
     status: Literal["ready", "not_ready"]
     checks: dict[str, ReadinessCheck]
+    scoring: ScoringLoad
 
 
 class ColorOut(BaseModel):
@@ -138,8 +145,14 @@ class ScoreResponse(PhotoResult):
 # --- games ---------------------------------------------------------------------------------
 
 
+#: Printable text with at least one visible character (no control characters, no NUL).
+VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
+#: Ids made by :mod:`api.core.security` (URL-safe base64).
+ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+
 class PlayerIn(BaseModel):
-    name: str = Field(min_length=1, max_length=40, pattern=r"\S", examples=["Anna"])
+    name: str = Field(min_length=1, max_length=40, pattern=VISIBLE_TEXT, examples=["Anna"])
     color: str = Field(min_length=1, max_length=32, examples=["red"])
 
 
@@ -164,8 +177,8 @@ class CorrectionIn(BaseModel):
     money: dict[str, Annotated[int, Field(ge=0, le=10_000)]] = Field(
         min_length=1, examples=[{"red": 12}]
     )
-    corrected_by: str = Field(min_length=1, max_length=80, pattern=r"\S", examples=["Anna"])
-    note: str | None = Field(default=None, max_length=500)
+    corrected_by: str = Field(min_length=1, max_length=80, pattern=VISIBLE_TEXT, examples=["Anna"])
+    note: str | None = Field(default=None, max_length=500, pattern=r"^[^\x00]*$")
 
 
 class CorrectionOut(BaseModel):

@@ -20,6 +20,10 @@ class CatalogueRegistry:
             self._by_name[catalogue.name] = catalogue
 
     @property
+    def all(self) -> list[Catalogue]:
+        return [self._by_name[name] for name in self.names]
+
+    @property
     def names(self) -> list[str]:
         return sorted(self._by_name)
 

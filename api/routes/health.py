@@ -6,7 +6,7 @@ from fastapi import APIRouter, Response
 
 from api.core.db import schema_is_current
 from api.deps import Services, ServicesDep
-from api.schemas import Health, Readiness, ReadinessCheck
+from api.schemas import Health, Readiness, ReadinessCheck, ScoringLoad
 
 router = APIRouter(tags=["health"])
 
@@ -30,6 +30,15 @@ def _check_catalogues(services: Services) -> ReadinessCheck:
     return ReadinessCheck(ok=True, detail="component sets: " + ", ".join(services.catalogues.names))
 
 
+def _check_scorer(services: Services) -> ReadinessCheck:
+    state = services.scorer_state
+    if state.error is not None:
+        return ReadinessCheck(ok=False, detail=f"scorer failed to load: {state.error}")
+    if not state.loaded:
+        return ReadinessCheck(ok=False, detail="scorer still loading")
+    return ReadinessCheck(ok=True, detail="art library loaded")
+
+
 @router.get(
     "/readyz",
     summary="the database is reachable and the scorer's model and catalogue are loaded",
@@ -39,8 +48,16 @@ def readyz(services: ServicesDep, response: Response) -> Readiness:
     checks = {
         "database": _check_database(services),
         "catalogue": _check_catalogues(services),
+        "scorer": _check_scorer(services),
     }
     ready = all(check.ok for check in checks.values())
     if not ready:
         response.status_code = 503
-    return Readiness(status="ready" if ready else "not_ready", checks=checks)
+    pool = services.pool
+    return Readiness(
+        status="ready" if ready else "not_ready",
+        checks=checks,
+        scoring=ScoringLoad(
+            admitted=pool.admitted, capacity=pool.capacity, concurrent=pool.max_concurrent
+        ),
+    )

@@ -4,6 +4,7 @@
 
 const API = "/v1/beer-pretzels";
 const KEY_STORAGE = "tablescore.apiKey";
+const LAST_GAME_STORAGE = "tablescore.lastGame";
 const tokenStorage = (gameId) => `tablescore.editToken.${gameId}`;
 
 const $ = (id) => document.getElementById(id);
@@ -220,6 +221,7 @@ function correctionForm(board, r) {
 function showGame(board) {
   names = Object.fromEntries(board.players.map((p) => [p.color, p.name]));
   const canEdit = Boolean(localStorage.getItem(tokenStorage(board.game_id)));
+  if (canEdit) localStorage.setItem(LAST_GAME_STORAGE, board.game_id);
   $("start").hidden = true;
   $("game").hidden = false;
   renderScoreboard(board);
@@ -323,6 +325,9 @@ async function route() {
   }
   $("game").hidden = true;
   $("start").hidden = false;
+  const last = localStorage.getItem(LAST_GAME_STORAGE);
+  $("resume").hidden = !last;
+  if (last) $("resume-link").href = `/?game=${encodeURIComponent(last)}`;
 }
 
 async function init() {
