@@ -1,9 +1,10 @@
 """Sub-pixel refinement of the string's centre line in the full working image.
 
 The loop found at analysis resolution is resampled every :data:`STEP_PX` working px. At each
-visible point the colour likelihood is sampled along the normal; the centre of the string is
-the peak of that profile after a box filter one string-width wide (a matched filter for a flat
-bar), located to a fraction of a sample by a parabola. Offsets are smoothed along the loop
+point the colour likelihood is sampled along the normal; the string is the band around the
+peak of that profile after a box filter one string-width wide (a matched filter for a flat
+bar), bounded by its half-peak crossings, and its centre is the band's middle, or half a width
+in from the visible edge where an item hides the other edge. Offsets are smoothed along the loop
 (median, then mean) so that the braid's texture does not make the line wiggle; stretches
 bridged under items follow the shift of their refined ends.
 """
@@ -25,6 +26,8 @@ MIN_PEAK_LIKELIHOOD = 0.2
 """A profile whose filtered peak is below this shows no string (kept where it was)."""
 BRIDGED_SNAP_WIDTHS = 0.5
 """A point on a bridged gap moves at most this many widths (plus 1 px) onto visible string."""
+MIN_WIDTH_SAMPLES = 20
+"""Unhidden profiles needed to measure the string's width in the working image."""
 SMOOTH_WIDTHS = 1.5
 """Window (in string widths) over which offsets are smoothed along the loop."""
 
@@ -45,7 +48,6 @@ def refine_centre_line(
     ``colour`` the string's colour model.
     """
     points, observed, widths = _resample_closed(points_px, observed, widths_px, STEP_PX)
-    count = points.shape[0]
     normals = _normals(points, widths)
 
     max_width = float(np.max(widths))
@@ -53,48 +55,79 @@ def refine_centre_line(
     offsets = np.arange(-half_span, half_span + 1e-9, PROFILE_SAMPLE_PX, dtype=np.float64)
     # Bridged points are examined too: where the bridge runs over free table next to an item
     # the string is often visible there after all (its centre-line fragment was trimmed).
-    rows = np.arange(count)
-    displacement = np.zeros((count, 2))
-    found = np.zeros(count, bool)
-    if rows.size:
-        sample_x = points[rows, 0:1] + offsets[None, :] * normals[rows, 0:1]
-        sample_y = points[rows, 1:2] + offsets[None, :] * normals[rows, 1:2]
-        samples = cv2.remap(
-            image_bgr,
-            sample_x.astype(np.float32),
-            sample_y.astype(np.float32),
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-        profile = string_likelihood(samples, colour)
-        if item_mask is not None:
-            height, width = item_mask.shape
-            xs = np.clip(np.round(sample_x).astype(int), 0, width - 1)
-            ys = np.clip(np.round(sample_y).astype(int), 0, height - 1)
-            profile[item_mask[ys, xs]] = 0.0
-        box = max(1, round(float(np.median(widths[rows])) / PROFILE_SAMPLE_PX)) | 1
-        filtered = cv2.blur(profile, (box, 1), borderType=cv2.BORDER_CONSTANT)
-        peak = np.argmax(filtered, axis=1)
-        peak_value = filtered[np.arange(rows.size), peak]
-        inner = (peak > 0) & (peak < offsets.size - 1)
-        sub = np.zeros(rows.size)
-        left = filtered[np.arange(rows.size)[inner], peak[inner] - 1]
-        mid = peak_value[inner]
-        right = filtered[np.arange(rows.size)[inner], peak[inner] + 1]
-        curvature = left - 2 * mid + right
-        sub[inner] = np.where(curvature < 0, 0.5 * (left - right) / np.minimum(curvature, -1e-9), 0)
-        offset = offsets[peak] + np.clip(sub, -0.5, 0.5) * PROFILE_SAMPLE_PX
-        good = (peak_value >= MIN_PEAK_LIKELIHOOD) & inner
-        # A bridged point only snaps to string right next to it, never to a line farther away.
-        near = np.abs(offset) <= BRIDGED_SNAP_WIDTHS * widths[rows] + 1.0
-        good &= observed[rows] | near
-        found[rows[good]] = True
-        shift = np.zeros(count)
-        shift[rows[good]] = offset[good]
-        shift = _smooth_along(shift, found, widths)
-        displacement = shift[:, None] * normals
-    displacement = _fill_gaps(displacement, found)
+    sample_x = points[:, 0:1] + offsets[None, :] * normals[:, 0:1]
+    sample_y = points[:, 1:2] + offsets[None, :] * normals[:, 1:2]
+    samples = cv2.remap(
+        image_bgr,
+        sample_x.astype(np.float32),
+        sample_y.astype(np.float32),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    profile = string_likelihood(samples, colour)
+    occluded = np.zeros(profile.shape, bool)
+    if item_mask is not None:
+        height, width = item_mask.shape
+        xs = np.clip(np.round(sample_x).astype(int), 0, width - 1)
+        ys = np.clip(np.round(sample_y).astype(int), 0, height - 1)
+        occluded = item_mask[ys, xs]
+        profile[occluded] = 0.0
+    centre, good = _profile_centres(profile, occluded, widths / PROFILE_SAMPLE_PX)
+    offset = offsets[0] + centre * PROFILE_SAMPLE_PX
+    # A bridged point only snaps to string right next to it, never to a line farther away.
+    near = np.abs(offset) <= BRIDGED_SNAP_WIDTHS * widths + 1.0
+    found = good & (observed | near)
+    shift = _smooth_along(np.where(found, offset, 0.0), found, widths)
+    displacement = _fill_gaps(shift[:, None] * normals, found)
     return points + displacement
+
+
+def _profile_centres(
+    profile: np.ndarray, occluded: np.ndarray, widths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Centre of the string in each row of ``profile`` (R, S) likelihood samples, in samples.
+
+    ``occluded`` (R, S): samples under an item; ``widths`` (R,) the expected string width in
+    samples. The string is the band around the peak of the profile filtered with a box one
+    width wide, bounded by the half-peak crossings (to a fraction of a sample). Its centre is
+    the band's middle; where an item hides one side of the band (the crossing there is at an
+    occluded sample) the centre is half a string width in from the visible edge, the width
+    being the measured band width of the unhidden rows (ridge widths are only approximate).
+    Returns (centres, found): rows without a clear band are not found.
+    """
+    rows, count = profile.shape
+    index = np.arange(rows)
+    box = max(1, round(float(np.median(widths)))) | 1
+    filtered = cv2.blur(profile, (box, 1), borderType=cv2.BORDER_CONSTANT)
+    peak = np.argmax(filtered, axis=1)
+    level = 0.5 * filtered[index, peak]
+    smooth = cv2.blur(profile, (3, 1), borderType=cv2.BORDER_CONSTANT)
+    below = smooth < level[:, None]
+    positions = np.arange(count)[None, :]
+    left = np.where(below & (positions < peak[:, None]), positions, -1).max(axis=1)
+    right = np.where(below & (positions > peak[:, None]), positions, count).min(axis=1)
+    found = (level >= 0.5 * MIN_PEAK_LIKELIHOOD) & (left >= 0) & (right < count)
+    left_c, right_c = np.clip(left, 0, count - 2), np.clip(right, 1, count - 1)
+    # Sub-sample crossings: linear interpolation between the last sample below the level
+    # and the first above it.
+    low, high = smooth[index, left_c], smooth[index, left_c + 1]
+    left_edge = left_c + np.clip((level - low) / np.maximum(high - low, 1e-6), 0.0, 1.0)
+    low, high = smooth[index, right_c], smooth[index, right_c - 1]
+    right_edge = right_c - np.clip((level - low) / np.maximum(high - low, 1e-6), 0.0, 1.0)
+    hidden_left = occluded[index, left_c]
+    hidden_right = occluded[index, right_c]
+    whole = found & ~hidden_left & ~hidden_right
+    ratio = 1.0
+    if np.count_nonzero(whole) >= MIN_WIDTH_SAMPLES:
+        measured = (right_edge - left_edge)[whole] / widths[whole]
+        ratio = float(np.clip(np.median(measured), 0.5, 2.0))
+    half_width = 0.5 * ratio * widths
+    centre = 0.5 * (left_edge + right_edge)
+    centre = np.where(hidden_left & ~hidden_right, right_edge - half_width, centre)
+    centre = np.where(hidden_right & ~hidden_left, left_edge + half_width, centre)
+    found &= filtered[index, peak] >= MIN_PEAK_LIKELIHOOD
+    found &= (centre >= 0) & (centre <= count - 1)
+    return centre, found & ~(hidden_left & hidden_right)
 
 
 def _resample_closed(
