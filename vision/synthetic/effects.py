@@ -144,9 +144,13 @@ def apply_sensor(
         soft = cv2.GaussianBlur(out, (0, 0), max(0.8, 0.9 * scale))
         out = out + (out - soft) * look.sharpen
     if look.noise_sigma > 0.2:
-        hh, hw = (h + 1) // 2, (w + 1) // 2
-        grain = rng.standard_normal((hh, hw, 3), dtype=np.float32) * look.noise_sigma
-        grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
-        luma = rng.standard_normal((h, w), dtype=np.float32) * (0.6 * look.noise_sigma)
-        out = out + grain + luma[..., None]
+        # Demosaiced, denoised phone noise is spatially correlated: luma grain at half
+        # resolution, colour blotches at a quarter.
+        half = ((w + 1) // 2, (h + 1) // 2)
+        quarter = ((w + 3) // 4, (h + 3) // 4)
+        luma = rng.standard_normal((half[1], half[0]), dtype=np.float32) * look.noise_sigma
+        chroma = rng.standard_normal((quarter[1], quarter[0], 3), dtype=np.float32)
+        chroma *= 0.6 * look.noise_sigma
+        grain = cv2.resize(chroma, half, interpolation=cv2.INTER_LINEAR) + luma[..., None]
+        out = out + cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
     return np.clip(out, 0, 255).astype(np.uint8), tuple(tags)

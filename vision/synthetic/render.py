@@ -324,18 +324,24 @@ def _draw_table_edge(
     tw, th = table_mm
     corners = np.array([[0.0, 0.0], [tw, 0.0], [tw, th], [0.0, th]])
     thickness_mm = float(rng.uniform(18.0, 45.0))
-    pts = np.vstack(
-        [_apply(canvas.plane(0.0), corners), _apply(canvas.plane(-thickness_mm), corners)]
-    )
+    top = _apply(canvas.plane(0.0), corners)
+    pts = np.vstack([top, _apply(canvas.plane(-thickness_mm), corners)])
     if not np.isfinite(pts).all() or np.abs(pts).max() > 1e6:
         return image
-    hull = cv2.convexHull(np.round(pts * 16).astype(np.int32))
     cw, ch = canvas.size
-    mask = np.zeros((ch, cw), np.uint8)
-    cv2.fillPoly(mask, [hull], 255, cv2.LINE_AA, 4)
-    side = (mask.astype(np.float32) / 255.0)[..., None]
-    canvas.semantic[mask > 127] = classes.table
-    return image * (1.0 - side) + side * (top_rgb * rng.uniform(0.35, 0.6))
+    band = np.zeros((ch, cw), np.uint8)
+    cv2.fillPoly(band, [cv2.convexHull(np.round(pts * 16).astype(np.int32))], 255, cv2.LINE_AA, 4)
+    cv2.fillPoly(band, [np.round(top * 16).astype(np.int32)], 0, cv2.LINE_8, 4)
+    found = cv2.findNonZero(band)
+    if found is None:  # the table's edges are out of view
+        return image
+    x, y, bw, bh = cv2.boundingRect(found)
+    side = (band[y : y + bh, x : x + bw].astype(np.float32) / 255.0)[..., None]
+    roi = image[y : y + bh, x : x + bw]
+    roi *= 1.0 - side
+    roi += side * (top_rgb * rng.uniform(0.35, 0.6))
+    canvas.semantic[y : y + bh, x : x + bw][side[..., 0] > 0.5] = classes.table
+    return image
 
 
 def _draw_crumbs(
