@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
             predicted, error = score(photo), None
         except PhotoError as exc:
             predicted, error = None, exc.code
+        except Exception as exc:  # a scorer bug must not end the whole evaluation
+            predicted, error = None, f"internal_error ({type(exc).__name__}: {exc})"
         seconds = time.perf_counter() - start
         results.append(
             evaluate_photo(predicted, photo.truth, seconds, error, radius_px=args.match_px)
