@@ -1,5 +1,7 @@
 import json
+from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from api.cli import main
@@ -95,3 +97,34 @@ def test_evaluate_reads_a_synthetic_set_with_predictions(tmp_path, capsys):
 def test_evaluate_refuses_a_folder_without_ground_truth(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path)]) == 2
     assert "no photos" in capsys.readouterr().err
+
+
+def test_evaluate_runs_the_scorer_and_survives_its_failures(tmp_path, capsys, monkeypatch):
+    import vision.pipeline
+    from vision.errors import NoGameFound
+
+    out = tmp_path / "set"
+    main(["synth", "--n", "3", "--seed", "9", "--out", str(out), "--size", "400x300"])
+    truths = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+
+    class Scored:
+        def __init__(self, contract):
+            self.contract = contract
+
+    def fake_score_photo(photo, *, name=None, catalogue=None):
+        stem = Path(photo).stem
+        if stem == "0001":
+            raise NoGameFound("no game")
+        if stem == "0002":
+            raise RuntimeError("scorer bug")
+        return Scored(truths[stem])
+
+    monkeypatch.setattr(vision.pipeline, "score_photo", fake_score_photo)
+    capsys.readouterr()
+    assert main(["evaluate", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    errors = {p["image"]: p["error"] for p in report["photos"]}
+    assert errors["0000.jpg"] is None and errors["0001.jpg"] == "no_game_found"
+    assert errors["0002.jpg"].startswith("internal_error (RuntimeError")
+    assert report["summary"]["all"]["exact_accuracy"] == pytest.approx(1 / 3)
+    assert all(p["seconds"] is not None for p in report["photos"])
