@@ -121,13 +121,6 @@ def fit_gains(observed: np.ndarray, art: np.ndarray) -> np.ndarray:
     return np.clip(num / den, 0.05, 5.0)
 
 
-def _explain_error(observed: np.ndarray, art: np.ndarray) -> tuple[float, np.ndarray]:
-    """Median per-pixel L1 error (levels) of ``art`` after gains, and the gains."""
-    gains = fit_gains(observed, art)
-    err = np.abs(observed - art * gains).sum(axis=1)
-    return float(np.median(err)), gains
-
-
 def _candidate_sides(library: ArtLibrary, side: Side) -> list[Side]:
     """Sides one detection may turn out to be: a napkin's face or back."""
     if side.kind is ItemKind.NAPKIN:
@@ -142,24 +135,48 @@ def identify(
     pose: ItemPose,
     points_local_mm: np.ndarray,
 ) -> IdentifiedItem:
-    """Decide the colour (and napkin face/back, back shape) of one detected item."""
+    """Decide the colour (and napkin face/back, back shape) of one detected item.
+
+    The light (per-channel gains) is measured on the art's *neutral* pixels, printed the same
+    in every colour (cream, black, paper); the colour is then the one whose art explains the
+    *colour-dependent* pixels best. Only pixels near matched features (surely visible) count.
+    """
     box = item_box(view, side, pose)
     x0, y0, x1, y1 = box
     observed_box = view.image_bgr[y0:y1, x0:x1].astype(np.float32)
     near_features = visible_mask(view, box, pose, points_local_mm)
-    results = []
+    colors = library.catalogue.color_names
+    per_side = []
     for candidate in _candidate_sides(library, side):
-        for color in library.catalogue.color_names:
-            rendering = render(library, view, candidate, color, pose)
-            inside = near_features & (rendering.alpha > 0.99)
-            if inside.sum() < 20:
-                inside = rendering.alpha > 0.99
-            err, gains = _explain_error(observed_box[inside], rendering.bgr[inside])
-            results.append((err, candidate, color, rendering, gains))
-    results.sort(key=lambda r: r[0])
-    err, best_side, color, rendering, gains = results[0]
-    runner_up = next((r for r in results[1:] if r[2] != color), results[0])
-    margin = (runner_up[0] - err) / max(runner_up[0], 1e-6)
+        renderings = [render(library, view, candidate, color, pose, box) for color in colors]
+        arts = np.stack([r.bgr for r in renderings])
+        inside = near_features & (renderings[0].alpha > 0.99)
+        if inside.sum() < _MIN_PIXELS:
+            inside = renderings[0].alpha > 0.99
+        spread = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2)
+        neutral = inside & (spread < _NEUTRAL_SPREAD)
+        telling = inside & (spread > _TELLING_SPREAD)
+        if telling.sum() < _MIN_PIXELS:
+            telling = inside
+        observed = observed_box[inside]
+        shared_gains = None
+        if neutral.sum() >= _MIN_PIXELS:
+            shared_gains = fit_gains(observed_box[neutral], arts[0][neutral])
+        errors = []
+        for k in range(len(colors)):
+            gains = (
+                shared_gains if shared_gains is not None else fit_gains(observed, arts[k][inside])
+            )
+            err = np.abs(observed_box[telling] - arts[k][telling] * gains).sum(axis=1)
+            errors.append((float(np.median(err)), k, gains))
+        errors.sort(key=lambda e: e[0])
+        _, best, gains = errors[0]
+        whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
+        runner_up = errors[1][0] if len(errors) > 1 else errors[0][0]
+        margin = (runner_up - errors[0][0]) / max(runner_up, 1e-6)
+        per_side.append((float(np.median(whole)), candidate, best, renderings[best], gains, margin))
+    err, best_side, k, rendering, gains, margin = min(per_side, key=lambda r: r[0])
+    color = colors[k]
     if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
         best_side, rendering = _back_shape(library, view, best_side, color, pose, gains, err)
     return IdentifiedItem(
@@ -171,6 +188,14 @@ def identify(
         color_margin=float(margin),
         points_local_mm=points_local_mm,
     )
+
+
+#: Fewest pixels a measurement is made on.
+_MIN_PIXELS = 30
+#: Art pixels whose colour variants differ by less than this (levels) are neutral...
+_NEUTRAL_SPREAD = 12.0
+#: ...and by more than this tell the colours apart.
+_TELLING_SPREAD = 60.0
 
 
 def _back_shape(

@@ -26,8 +26,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from games.beer_pretzels.catalogue import Catalogue, load_catalogue
-from games.beer_pretzels.scene import Scene
+from games.beer_pretzels.catalogue import Catalogue, Face, load_catalogue
+from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import SceneError, score_scene
 from vision.annotate import annotate
 from vision.art import ArtLibrary, art_library
@@ -109,7 +109,7 @@ def score_photo(
     score = None
     if len(scene.boundary_mm) >= 3:
         try:
-            score = score_scene(scene, catalogue)
+            score = score_scene(scene, catalogue, players=_players(placed, catalogue))
         except SceneError as exc:
             warnings.append(f"the scene could not be scored: {exc}")
     contract = build_contract(
@@ -170,6 +170,12 @@ def _item_mask(items: list[IdentifiedItem], plane: TablePlane, size: tuple[int, 
         px = plane.table_to_image(outline)
         cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 1)
     return mask > 0
+
+
+def _players(placed: tuple[PlacedItem, ...], catalogue: Catalogue) -> list[str]:
+    """Colours in play: those of the face-up items (a stray face-down coaster makes no player)."""
+    shown = {item.color for item in placed if item.face is Face.UP}
+    return [c for c in catalogue.color_names if c in shown]
 
 
 def _warnings(items: list[IdentifiedItem], boundary) -> list[str]:
