@@ -253,3 +253,21 @@ def test_snacks_on_the_game_hide_icons_and_are_not_items(samples):
         assert (s.instance[region > 0] == 0).all()
         assert (s.semantic[region > 0] == classes.distractor).all()
     assert drawn > 10
+
+
+def test_boundary_px_runs_along_the_drawn_string(samples):
+    classes = SemanticClasses.for_catalogue(CATALOGUE)
+    for s in samples:
+        string = (s.semantic == classes.string).astype(np.uint8)
+        near_string = cv2.dilate(string, np.ones((3, 3), np.uint8)).astype(bool)
+        h, w = string.shape
+        on, free = 0, 0
+        for x, y in np.round(np.asarray(s.labels["boundary_px"])).astype(int):
+            if not (0 <= x < w and 0 <= y < h) or s.semantic[y, x] not in (
+                classes.string,
+                classes.table,
+            ):
+                continue  # under an item: the string does not show there
+            free += 1
+            on += bool(near_string[y, x])
+        assert free > 100 and on / free > 0.97, (s.name, on, free)
