@@ -102,6 +102,11 @@ def _outcome_tags(score: SceneScore) -> set[str]:
             tags.add("not_counted_item")
         if r.uncertain or any(icon.uncertain for icon in r.icons):
             tags.add("uncertain_decision")
+        if r.uncertain:
+            tags.add("near_touch")  # a link or anchor gap within 2 mm of the touch threshold
+        for icon in r.icons:
+            if icon.uncertain:
+                tags.add("near_miss_icon" if icon.visible else "sliver_cover")
         if any(not icon.visible for icon in r.icons) and r.item.face.value == "up":
             tags.add("covered_icon")
     return tags
