@@ -7,6 +7,7 @@ unreferenced file, never a row without its file or half a round.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from api.core.problems import Problem
 from api.core.security import hash_token, new_edit_token, new_game_id, new_scoring_id, token_matches
+from api.core.storage import ContentStore
 from api.core.uploads import UploadedPhoto
 from api.deps import Services
 from api.models import Correction, Game, Photo, Player, Round, Scoring
@@ -183,10 +185,18 @@ def rescore_round(
         session.commit()
 
 
+def existing_file(store: ContentStore, sha256: str) -> Path:
+    """The path of a stored file; a 404 problem if it was removed from the data folder."""
+    path = store.path(sha256)
+    if not path.is_file():
+        raise Problem(404, "file_missing", "the stored file is no longer in the data folder")
+    return path
+
+
 def stored_photo(services: Services, scoring: Scoring) -> UploadedPhoto:
     """The original upload behind a scoring, read back from the content store."""
     return UploadedPhoto(
-        data=services.photos.get(scoring.photo_sha256),
+        data=existing_file(services.photos, scoring.photo_sha256).read_bytes(),
         name=str(scoring.result.get("image", "upload")),
         media_type=scoring.photo.media_type,
     )

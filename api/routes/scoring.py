@@ -75,7 +75,7 @@ def annotated_image(
 ) -> FileResponse:
     scoring = crud.get_scoring(session, scoring_id)
     return FileResponse(
-        services.annotated.path(scoring.annotated_sha256),
+        crud.existing_file(services.annotated, scoring.annotated_sha256),
         media_type="image/jpeg",
         headers=IMMUTABLE,
     )
@@ -92,7 +92,7 @@ def original_photo(
 ) -> FileResponse:
     scoring = crud.get_scoring(session, scoring_id)
     return FileResponse(
-        services.photos.path(scoring.photo_sha256),
+        crud.existing_file(services.photos, scoring.photo_sha256),
         media_type=scoring.photo.media_type,
         headers=IMMUTABLE,
     )

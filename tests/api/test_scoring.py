@@ -3,6 +3,7 @@ result and the ground truth, the annotated JPEG, and every kind of bad upload.""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import struct
 import threading
@@ -27,7 +28,9 @@ def _score(client: httpx.Client, name: str, data: bytes, **form: str) -> httpx.R
 
 
 @pytest.mark.parametrize("stem", PHOTOS)
-def test_devset_photo_scores_like_the_library(client: httpx.Client, devset: Path, stem: str):
+def test_devset_photo_scores_like_the_library(
+    server: Server, client: httpx.Client, devset: Path, stem: str
+):
     data = (devset / f"{stem}.jpg").read_bytes()
     # The claimed content type is wrong on purpose: the service sniffs the bytes.
     response = client.post(
@@ -50,8 +53,12 @@ def test_devset_photo_scores_like_the_library(client: httpx.Client, devset: Path
     assert image.headers["content-type"] == "image/jpeg"
     assert Image.open(io.BytesIO(image.content)).format == "JPEG"
 
-    original = client.get(f"/v1/beer-pretzels/scorings/{body['scoring_id']}/photo")
-    assert original.content == data
+    original_url = f"/v1/beer-pretzels/scorings/{body['scoring_id']}/photo"
+    assert client.get(original_url).content == data
+    # A photo removed from the data folder by hand is a 404, not a crash.
+    digest = hashlib.sha256(data).hexdigest()
+    (server.data_dir / "photos" / digest[:2] / digest).unlink()
+    assert_problem(client.get(original_url), 404, "file_missing")
 
 
 def _png_header_only(width: int, height: int) -> bytes:
