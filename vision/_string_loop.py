@@ -46,7 +46,10 @@ MAX_OPEN_GAP_WIDTHS = 8.0
 MAX_GAP_WIDTHS = 80.0
 """Longest gap in all, under coasters/napkins: 480 mm, about three overlapping napkins."""
 ITEM_GAP_WEIGHT = 0.15
-"""Cost per width of gap hidden under an item, relative to a gap over free table."""
+"""Cost per width of a short gap hidden under an item, relative to a gap over free table..."""
+HIDDEN_GAP_SCALE_WIDTHS = 20.0
+"""...rising with the hidden length: a 20-width (120 mm) hidden stretch costs twice as much
+per width as a short one."""
 OUTLINE_TOLL_PER_WIDTH = 2.0 * ITEM_GAP_WEIGHT
 """Cost per width of walking along a fragment next to an item (twice a hidden gap's)."""
 BEND_WEIGHT = 4.0
@@ -453,7 +456,12 @@ def _candidate_links(
     open_widths = (1.0 - hidden) * gap_widths
     max_turn = np.radians(MAX_LINK_TURN_DEG + MAX_HIDDEN_EXTRA_TURN_DEG * hidden)
     ok = (open_widths <= max_open_widths) & (np.minimum(cos_a, cos_b) >= np.cos(max_turn))
-    cost = open_widths + ITEM_GAP_WEIGHT * hidden * gap_widths
+    # Hidden stretches cost more per width the longer they are: a long stretch out of sight is
+    # less likely than two shorter ones either side of a piece of string seen in between.
+    hidden_widths = hidden * gap_widths
+    cost = open_widths + ITEM_GAP_WEIGHT * hidden_widths * (
+        1.0 + hidden_widths / HIDDEN_GAP_SCALE_WIDTHS
+    )
     cost += BEND_WEIGHT * ((1.0 - cos_a) + (1.0 - cos_b))
     links = [
         _Link(
