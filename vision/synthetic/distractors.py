@@ -1,4 +1,5 @@
-"""Things on the table that are not game items: beer glasses, bowls of pretzels, phones, coins.
+"""Things on the table that are not game items: beer glasses and bottles, bowls of pretzels,
+phones, coins.
 
 They stand on the table outside the play area and, as seen by the camera, never cover a game
 item or the string (so they never change a score). Positions are table mm; drawing happens on
@@ -19,6 +20,7 @@ from shapely.geometry.base import BaseGeometry
 
 class DistractorKind(StrEnum):
     GLASS = "glass"
+    BOTTLE = "bottle"
     BOWL = "bowl"
     PHONE = "phone"
     COINS = "coins"
@@ -44,6 +46,9 @@ class Distractor:
 
 
 PlaneToCanvas = Callable[[float], np.ndarray]
+
+#: Radius of a round object's top rim relative to its base (a glass widens, a bottle's neck).
+_TOP_RADIUS = {DistractorKind.GLASS: 1.12, DistractorKind.BOTTLE: 0.42}
 
 
 def _project(h: np.ndarray, pts_mm: np.ndarray) -> np.ndarray:
@@ -83,7 +88,7 @@ def outline_px(d: Distractor, plane_to_canvas: PlaneToCanvas) -> np.ndarray:
         )
     else:
         ring = _circle(d.center_mm, d.radius_mm)
-        top_r = d.radius_mm * (1.12 if d.kind is DistractorKind.GLASS else 1.0)
+        top_r = d.radius_mm * _TOP_RADIUS.get(d.kind, 1.0)
         top = _circle(d.center_mm, top_r)
         pts = np.vstack(
             [_project(plane_to_canvas(0.0), ring), _project(plane_to_canvas(d.height_mm), top)]
@@ -133,6 +138,8 @@ def _make(
 ) -> Distractor:
     if kind is DistractorKind.GLASS:
         return Distractor(kind, center, float(rng.uniform(32, 42)), float(rng.uniform(110, 170)))
+    if kind is DistractorKind.BOTTLE:
+        return Distractor(kind, center, float(rng.uniform(29, 36)), float(rng.uniform(200, 250)))
     if kind is DistractorKind.BOWL:
         return Distractor(kind, center, float(rng.uniform(65, 100)), float(rng.uniform(40, 65)))
     if kind is DistractorKind.PHONE:
@@ -240,6 +247,16 @@ def _draw_body(
             _fill(roi, px(d.height_mm, _circle(c, r * 0.75)), metal * 0.8, alpha=0.5)
         return
     ring = _circle(d.center_mm, d.radius_mm)
+    if d.kind is DistractorKind.BOTTLE:
+        shoulder = px(d.height_mm * 0.62, ring)
+        neck = _circle(d.center_mm, d.radius_mm * _TOP_RADIUS[d.kind])
+        glass = rng.choice([[95, 52, 18], [38, 92, 45], [150, 160, 150]]).astype(np.float32)
+        body = cv2.convexHull(np.vstack([px(0.0, ring), shoulder]).astype(np.float32))
+        _fill(roi, body.reshape(-1, 2).astype(np.float64), glass, alpha=0.92)
+        top = cv2.convexHull(np.vstack([shoulder, px(d.height_mm, neck)]).astype(np.float32))
+        _fill(roi, top.reshape(-1, 2).astype(np.float64), glass * 0.85, alpha=0.92)
+        _fill(roi, px(d.height_mm, neck), (200, 190, 150))  # the cap
+        return
     if d.kind is DistractorKind.GLASS:
         top_r = d.radius_mm * 1.12
         top = _circle(d.center_mm, top_r)

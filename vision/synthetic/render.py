@@ -360,7 +360,7 @@ def _draw_crumbs(
     sizes = rng.uniform(0.4, 2.2, n) * ppm
     cw, ch = canvas.size
     for (u, v), is_salt, r in zip(pts_px, salt, sizes, strict=True):
-        if r < 0.5 or not (0 <= u < cw and 0 <= v < ch):
+        if r < 1.5 or not (0 <= u < cw and 0 <= v < ch):
             continue
         colour = (235, 232, 225) if is_salt else tuple(rng.uniform((120, 70, 25), (190, 120, 60)))
         cv2.circle(image, (int(u), int(v)), max(1, round(r / 2)), colour, -1)
