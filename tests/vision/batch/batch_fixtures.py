@@ -9,8 +9,8 @@ from typing import Any
 from vision.batch.job import BatchConfig, BatchSummary
 
 DEVSET = Path("/work/shared/devset")
-#: Small (1600x1200) dev-set photos, so the batch tests stay fast.
-DEVSET_PHOTOS = ("0009.jpg", "0021.jpg", "0027.jpg")
+#: Small dev-set photos (1600x1200, and 1200x1600), so the batch tests stay fast.
+DEVSET_PHOTOS = ("0005.jpg", "0009.jpg", "0027.jpg")
 BAD_FILES = {"empty.jpg", "random.jpg", "truncated.jpg"}
 
 

@@ -22,7 +22,7 @@ def photo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("photos")
     for name in DEVSET_PHOTOS:
         shutil.copyfile(DEVSET / name, folder / name)
-    shutil.copyfile(DEVSET / DEVSET_PHOTOS[0], folder / "same-bytes-as-0009.jpg")
+    shutil.copyfile(DEVSET / DEVSET_PHOTOS[0], folder / f"copy-of-{DEVSET_PHOTOS[0]}")
     (folder / "empty.jpg").write_bytes(b"")
     (folder / "random.jpg").write_bytes(bytes(range(256)) * 40)
     jpeg = (DEVSET / "0023.jpg").read_bytes()

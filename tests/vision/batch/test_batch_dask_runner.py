@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from batch_fixtures import LocalRun, without_timing
+from batch_fixtures import DEVSET_PHOTOS, LocalRun, without_timing
 
 from vision.batch.job import BatchConfig, run_batch
 from vision.batch.results_log import read_records
@@ -24,9 +25,8 @@ def cluster_address() -> Iterator[str]:
         yield cluster.scheduler_address
 
 
-@pytest.mark.parametrize("send_bytes", [False, True], ids=["shared-path", "send-bytes"])
 def test_cluster_results_identical_to_local(
-    local_run: LocalRun, cluster_address: str, tmp_path: Path, send_bytes: bool
+    local_run: LocalRun, cluster_address: str, tmp_path: Path
 ) -> None:
     config = BatchConfig(
         folder=local_run.config.folder,
@@ -34,10 +34,25 @@ def test_cluster_results_identical_to_local(
         report=tmp_path / "report.html",
         progress=False,
     )
-    summary = run_batch(config, DaskRunner(cluster_address, send_bytes=send_bytes))
+    summary = run_batch(config, DaskRunner(cluster_address))
     assert summary.scored == local_run.summary.scored
     assert sorted(summary.errors) == sorted(local_run.summary.errors)
     assert without_timing(read_records(config.out)) == without_timing(local_run.records)
+    assert config.report.read_text().count("data:image/jpeg;base64,") == len(DEVSET_PHOTOS)
+
+
+def test_cluster_with_bytes_finishes_a_local_output(
+    local_run: LocalRun, cluster_address: str, tmp_path: Path
+) -> None:
+    """A local run cut short, finished on the cluster with photos sent as bytes."""
+    left_out = {DEVSET_PHOTOS[0], "random.jpg"}
+    out = tmp_path / "results.jsonl"
+    lines = local_run.config.out.read_text(encoding="utf-8").splitlines(keepends=True)
+    out.write_text("".join(line for line in lines if json.loads(line)["image"] not in left_out))
+    config = BatchConfig(folder=local_run.config.folder, out=out, progress=False)
+    summary = run_batch(config, DaskRunner(cluster_address, send_bytes=True))
+    assert summary.scored == 1 and summary.errors == [("random.jpg", "unreadable_image")]
+    assert without_timing(read_records(out)) == without_timing(local_run.records)
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
