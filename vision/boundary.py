@@ -9,8 +9,12 @@ Stages, each in its own private module:
    (:mod:`vision._string_ridges`);
 3. centre-line fragments linked into the one closed loop, bridging gaps where the string runs
    under items (:mod:`vision._string_loop`);
-4. sub-pixel refinement of every visible stretch in the full working image
-   (:mod:`vision._string_refine`).
+4. sub-pixel refinement in the full working image wherever the string is visible, including
+   bridged stretches that pass right next to visible string (:mod:`vision._string_refine`).
+
+If the nominal colour finds no loop, or only a weak one, the search is repeated with the colour
+model re-centred on what was found and with the cord's saturation shifted (warm light, sheen);
+the most confident loop wins.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ CONFIDENT = 0.4
 ALTERNATIVE_CHROMA_FACTORS = (1.5, 1.0 / 1.5)
 """Saturation changes (C*/L* factors) tried when the nominal colour finds no good loop: a warm
 light or a glossy sheen moves the cord's saturation more than its hue."""
+EXPECTED_LENGTH_RATIO = 0.85
+"""The loop's length in widths over :data:`LOOP_LENGTH_WIDTHS` expected in a photo: between
+1 (seen square-on) and about 2/3 (strongly foreshortened by the camera's tilt)."""
 CALIBRATION_LENGTH_SHARE = 0.5
 """Without a loop, the colour is taken from the longest fragments making up this share."""
 
@@ -50,8 +57,9 @@ CALIBRATION_LENGTH_SHARE = 0.5
 class Boundary:
     """The boundary string's centre line.
 
-    ``polygon_px``: (N, 2) float64 (x, y) in the WORKING image's pixels, a closed loop (the
-    first point is not repeated). ``confidence``: 0..1, mostly the share of the loop's length
+    ``polygon_px``: (N, 2) float64 (x, y) in the WORKING image's pixels (pixel centres at whole
+    numbers, as in OpenCV), a closed loop (the first point is not repeated), a vertex about
+    every 2 px. ``confidence``: 0..1, mostly the share of the loop's length
     that was actually seen (the rest is bridged under items or across short gaps).
     """
 
@@ -197,7 +205,9 @@ def _confidence(trace: LoopTrace) -> float:
     """0..1: the loop's seen share, discounted when its length in widths is implausible."""
     seen = trace.observed_widths / max(trace.total_widths, 1e-9)
     length_ratio = trace.total_widths / LOOP_LENGTH_WIDTHS
-    plausible = float(np.clip(1.0 - abs(np.log(length_ratio / 0.85)) / np.log(2.0), 0.0, 1.0))
+    # Full trust within a factor of ~1.2 of the expected length, none beyond a factor of 2.
+    off_by = abs(np.log(length_ratio / EXPECTED_LENGTH_RATIO)) / np.log(2.0)
+    plausible = float(np.clip(1.0 - off_by, 0.0, 1.0))
     return float(np.clip(seen, 0.0, 1.0)) * (0.5 + 0.5 * plausible)
 
 
