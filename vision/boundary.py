@@ -205,7 +205,7 @@ def _confidence(trace: LoopTrace) -> float:
     """0..1: the loop's seen share, discounted when its length in widths is implausible."""
     seen = trace.observed_widths / max(trace.total_widths, 1e-9)
     length_ratio = trace.total_widths / LOOP_LENGTH_WIDTHS
-    # Full trust within a factor of ~1.2 of the expected length, none beyond a factor of 2.
+    # 1 at the expected length, falling (in log) to 0 at a factor of 2 either way.
     off_by = abs(np.log(length_ratio / EXPECTED_LENGTH_RATIO)) / np.log(2.0)
     plausible = float(np.clip(1.0 - off_by, 0.0, 1.0))
     return float(np.clip(seen, 0.0, 1.0)) * (0.5 + 0.5 * plausible)
