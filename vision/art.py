@@ -103,6 +103,13 @@ class ArtLibrary:
             self._art_cache[key] = art
         return art
 
+    def reference_colors(self) -> tuple[str, ...]:
+        """The colours whose art the templates are built from: the darkest and the palest in the
+        ink channel (e.g. yellow and gray), so that both ends of the contrast range are covered.
+        The features of both lie at the same art positions; repeats become twins."""
+        by_ink = sorted(self.catalogue.colors, key=lambda c: min(c.rgb))
+        return tuple(dict.fromkeys([by_ink[0].name, by_ink[-1].name]))
+
     def template(self, side: Side, px_per_mm: float) -> SideTemplate:
         """SIFT features of ``side`` at ``px_per_mm`` (computed once, then cached)."""
         key = (side.label, round(px_per_mm, 4))
@@ -110,16 +117,24 @@ class ArtLibrary:
             cached = self._template_cache.get(key)
         if cached is not None:
             return cached
-        reference_color = self.catalogue.colors[0].name
-        art = self.art_rgba(side, reference_color, px_per_mm)
-        mask = cv2.erode((art[:, :, 3] > 128).astype(np.uint8) * 255, np.ones((5, 5), np.uint8))
+        points_list, descriptor_list, angles, sizes = [], [], [], []
         sift = cv2.SIFT_create()
-        keypoints, descriptors = sift.detectAndCompute(ink_channel(art[:, :, :3]), mask)
-        size_mm = art.shape[0] / px_per_mm
-        points = np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2)
-        points_mm = (points + 0.5) / px_per_mm - size_mm / 2
-        if descriptors is None:
-            descriptors = np.zeros((0, 128), np.float32)
+        for color in self.reference_colors():
+            art = self.art_rgba(side, color, px_per_mm)
+            mask = cv2.erode((art[:, :, 3] > 128).astype(np.uint8) * 255, np.ones((5, 5), np.uint8))
+            keypoints, found = sift.detectAndCompute(ink_channel(art[:, :, :3]), mask)
+            if found is None:
+                continue
+            size_mm = art.shape[0] / px_per_mm
+            points = np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2)
+            points_list.append((points + 0.5) / px_per_mm - size_mm / 2)
+            descriptor_list.append(found)
+            angles += [kp.angle for kp in keypoints]
+            sizes += [kp.size for kp in keypoints]
+        points_mm = np.concatenate(points_list) if points_list else np.zeros((0, 2))
+        descriptors = (
+            np.concatenate(descriptor_list) if descriptor_list else np.zeros((0, 128), np.float32)
+        )
         descriptors = descriptors.astype(np.float32)
         sq = (descriptors**2).sum(axis=1)
         dist2 = sq[:, None] + sq[None, :] - 2 * descriptors @ descriptors.T
@@ -131,8 +146,8 @@ class ArtLibrary:
             points_mm,
             descriptors,
             twins,
-            np.array([kp.angle for kp in keypoints], np.float64),
-            np.array([kp.size for kp in keypoints], np.float64),
+            np.array(angles, np.float64),
+            np.array(sizes, np.float64),
         )
         with self._lock:
             self._template_cache[key] = template

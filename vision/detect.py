@@ -330,7 +330,7 @@ def _coarse_hypotheses(features: _Features, library: ArtLibrary) -> list[_Hypoth
         if side.face is not Face.UP or side.type_name is None:
             continue
         template = library.template(side, COARSE_TEMPLATE_PX_PER_MM)
-        query, train = _ratio_matches(features.descriptors, template, twin_aware=False)
+        query, train = _ratio_matches(features.descriptors, template)
         hypotheses += _vote_instances(
             side,
             template,

@@ -102,6 +102,9 @@ def score_photo(
     ]
     stacking = stacking_order(view, items)
     boundary = find_boundary(image, item_mask=_item_mask(items, fit.plane, (w, h)))
+    if boundary is None:
+        # the item mask is only a hint (where the string may hide): look again without it
+        boundary = find_boundary(image)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     placed = placed_items(items, stacking.z, catalogue)
