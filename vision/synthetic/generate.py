@@ -26,7 +26,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageOps
 
 from games.beer_pretzels.catalogue import Catalogue, load_catalogue
 from games.beer_pretzels.scoring import score_scene
@@ -193,3 +193,26 @@ def write_sample(sample: Sample, out_dir: str | Path) -> Path:
     json_path = out / f"{sample.name}.json"
     json_path.write_text(json.dumps(sample.labels, indent=1), encoding="utf-8")
     return json_path
+
+
+def read_sample(json_path: str | Path) -> Sample:
+    """Read back a written sample (for training code): the photo as displayed (EXIF applied,
+    RGB), its masks and labels."""
+    path = Path(json_path)
+    labels = json.loads(path.read_text(encoding="utf-8"))
+    with Image.open(path.parent / labels["image"]) as photo:
+        image = np.asarray(ImageOps.exif_transpose(photo).convert("RGB"))
+    masks = labels["masks"]
+    semantic = cv2.imread(str(path.parent / masks["semantic"]), cv2.IMREAD_UNCHANGED)
+    instance = cv2.imread(str(path.parent / masks["instance"]), cv2.IMREAD_UNCHANGED)
+    if semantic is None or instance is None:
+        raise FileNotFoundError(f"masks of {path} are missing or unreadable")
+    return Sample(
+        name=path.stem,
+        image_rgb=image,
+        semantic=semantic,
+        instance=instance,
+        labels=labels,
+        exif_orientation=int(labels.get("exif_orientation", 1)),
+        jpeg_quality=int(labels.get("jpeg_quality", 0)),
+    )

@@ -15,6 +15,7 @@ from vision.synthetic.generate import (
     encode_jpeg,
     make_sample,
     photo_rng,
+    read_sample,
     write_sample,
 )
 from vision.synthetic.scene_sampler import Difficulty
@@ -75,6 +76,10 @@ def test_written_files_hold_photo_labels_and_masks(tmp_path):
     assert semantic.dtype == np.uint8 and np.array_equal(semantic, sample.semantic)
     assert instance.max() <= len(labels["items"])
     assert labels["seed"] == {"set": 8, "index": 2}
+    back = read_sample(json_path)
+    assert back.labels == labels and np.array_equal(back.instance, sample.instance)
+    assert back.image_rgb.shape == sample.image_rgb.shape
+    assert np.abs(back.image_rgb.astype(int) - sample.image_rgb.astype(int)).mean() < 6
 
 
 @pytest.mark.parametrize(
