@@ -9,6 +9,7 @@ ideal and hold for any image size, table or light.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import cv2
@@ -57,7 +58,12 @@ def ridge_maps(likelihood: np.ndarray) -> RidgeMaps:
     strength = np.zeros((height, width), np.float32)
     width_px = np.zeros((height, width), np.float32)
     normal = np.zeros((height, width, 2), np.float32)
-    blurred_maps = [cv2.GaussianBlur(likelihood, (0, 0), sigma) for sigma in RIDGE_SIGMAS_PX]
+    # Each scale blurs the previous one by the missing spread (Gaussians compose in quadrature),
+    # which needs shorter kernels than blurring the likelihood afresh.
+    blurred_maps = [cv2.GaussianBlur(likelihood, (0, 0), RIDGE_SIGMAS_PX[0])]
+    for previous, sigma in itertools.pairwise(RIDGE_SIGMAS_PX):
+        step = float(np.sqrt(sigma**2 - previous**2))
+        blurred_maps.append(cv2.GaussianBlur(blurred_maps[-1], (0, 0), step))
     box = round(SURROUND_SIGMA_FACTOR * RIDGE_SIGMAS_PX[-1] * np.sqrt(12.0)) | 1
     surround = cv2.blur(likelihood, (box, box))
     candidate = (blurred_maps[0] - surround) > CANDIDATE_CONTRAST
@@ -137,7 +143,7 @@ def centre_line_mask(ridges: RidgeMaps) -> np.ndarray:
     low = np.zeros(height * width, np.uint8)
     low[kept] = 1
     # Close 1-px breaks of the suppressed line before hysteresis and thinning.
-    low = cv2.dilate(low.reshape(height, width), np.ones((3, 3), np.uint8))
+    low = cv2.morphologyEx(low.reshape(height, width), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     low[strength <= LOW_FRACTION] = 0
     count, labels = cv2.connectedComponents(low, connectivity=8)
     strong = np.zeros(count, bool)
