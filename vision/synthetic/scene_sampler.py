@@ -339,9 +339,8 @@ def _place_face_down(
             and table.string_gap_mm(polygon) > FACE_DOWN_CLEARANCE_MM
             and polygon.distance(table.loop.centroid) < 700.0
         ):
-            table.add(
-                item, polygon, Landing.OUTSIDE if table.is_outside(polygon) else (Landing.INSIDE)
-            )
+            landing = Landing.OUTSIDE if table.is_outside(polygon) else Landing.INSIDE
+            table.add(item, polygon, landing)
             return True
     return False
 
@@ -376,11 +375,7 @@ def _aim(
             lambda c: table.string_gap_mm(_at(local, c, angle)),
         )
     if landing is Landing.STACKED:
-        below = [
-            i
-            for i, it in enumerate(table.items)
-            if it.face is Face.UP or it.kind is (ItemKind.NAPKIN)
-        ]
+        below = [i for i, it in enumerate(table.items) if _links(it)]
         if not below:
             return None
         j = below[int(rng.integers(len(below)))]
@@ -390,12 +385,8 @@ def _aim(
         direction = _unit(rng.uniform(0.0, 2 * np.pi))
         return other + direction * reach
     if landing is Landing.CHAIN:
-        outside = [
-            i
-            for i, p in enumerate(table.polygons)
-            if table.is_outside(p)
-            and (table.items[i].face is Face.UP or table.items[i].kind is ItemKind.NAPKIN)
-        ]
+        pairs = zip(table.items, table.polygons, strict=True)
+        outside = [i for i, (it, p) in enumerate(pairs) if _links(it) and table.is_outside(p)]
         anchors = outside or [i for i, p in enumerate(table.polygons) if p.intersects(table.string)]
         if not anchors:
             return None
@@ -418,6 +409,11 @@ def _aim(
     # Landing.OUTSIDE: alone on free table beyond the loop.
     p, normal = table.outward_normal(int(rng.integers(n)))
     return p + normal * (radius + rng.uniform(30.0, 180.0))
+
+
+def _links(item: PlacedItem) -> bool:
+    """Whether an item can carry a link or a stack (a face-down coaster cannot)."""
+    return item.face is Face.UP or item.kind is ItemKind.NAPKIN
 
 
 def _landing_holds(table: _Table, landing: Landing, polygon: Polygon) -> bool:
