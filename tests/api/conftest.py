@@ -30,3 +30,16 @@ def devset() -> Path:
     if not DEVSET.is_dir():
         pytest.skip("shared devset not available")
     return DEVSET
+
+
+#: The API key of :func:`locked_server`.
+API_KEY = "s3cret-key"
+
+
+@pytest.fixture(scope="session")
+def locked_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server closed by an API key (``X-API-Key: s3cret-key``)."""
+    running = Server(tmp_path_factory.mktemp("locked"), {"TABLESCORE_API_KEY": API_KEY})
+    running.start()
+    yield running
+    running.stop()

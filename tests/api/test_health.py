@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 
 import httpx
-import pytest
 from live_server import Server, assert_problem
 
 
@@ -43,14 +42,6 @@ def test_declared_body_over_the_limit_is_refused_before_it_is_sent(server: Serve
         head = sock.recv(65536).decode("latin-1")
     assert head.startswith("HTTP/1.1 413 ")
     assert "application/problem+json" in head
-
-
-@pytest.fixture(scope="module")
-def locked_server(tmp_path_factory: pytest.TempPathFactory):
-    running = Server(tmp_path_factory.mktemp("locked"), {"TABLESCORE_API_KEY": "s3cret-key"})
-    running.start()
-    yield running
-    running.stop()
 
 
 def test_api_key_closes_everything_but_health_and_page(locked_server: Server) -> None:

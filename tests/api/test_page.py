@@ -91,3 +91,22 @@ def test_page_shows_the_problem_of_a_bad_photo(server: Server, phone, tmp_path: 
     phone.set_input_files("#quick-photo", str(not_a_photo))
     phone.wait_for_selector("#message:not([hidden])")
     assert "not a JPEG, PNG, WebP or HEIC image" in phone.inner_text("#message")
+
+
+def test_page_asks_once_for_the_api_key_of_a_closed_service(locked_server: Server, phone) -> None:
+    asked: list[str] = []
+
+    def answer(dialog) -> None:
+        asked.append(dialog.message)
+        dialog.accept("s3cret-key")
+
+    phone.on("dialog", answer)
+    phone.goto(locked_server.base_url + "/")
+    phone.wait_for_selector("#player-list li select option", state="attached")
+    rows = phone.locator("#player-list li")
+    for i, name in enumerate(["Ann", "Bob", "Cid"]):
+        rows.nth(i).locator("input").fill(name)
+    phone.click("#start-game")
+    phone.wait_for_selector("#game:not([hidden])")
+    assert phone.inner_text("#next-round") == "Round 1: Ann tosses first."
+    assert len(asked) == 1 and "API key" in asked[0]
