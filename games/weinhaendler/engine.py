@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from games.engine import JSON, Advice, BadSetup, Engine, GameState, IllegalAction
 from games.weinhaendler.cards import deck_from_json
+from games.weinhaendler.cellar import slot_of
 from games.weinhaendler.players import SearchPlayer
 from games.weinhaendler.state import MAX_PLAYERS, MIN_PLAYERS, WeinhaendlerState
 
@@ -61,4 +62,12 @@ class WeinhaendlerEngine(Engine):
                 "beam search over placement orders: points now plus a bonus for open formations "
                 "(two of one wine with the third place free)"
             )
-        return Advice(action=action, explanation=why, exact=False, details={"phase": state.phase})
+        details: dict[str, JSON] = {"phase": state.phase}
+        if state.phase == "auction":
+            details["planned_offer"] = player.planned_offer
+        else:
+            details["next_placements"] = [
+                {"card": card, "cellar": k, "slot": list(slot_of(slot))}
+                for card, k, slot in player.planned_placements
+            ]
+        return Advice(action=action, explanation=why, exact=False, details=details)

@@ -163,32 +163,50 @@ class SearchPlayer:
     def choose(self, state: WeinhaendlerState) -> Action:
         return self._bid(state) if state.phase == "auction" else self._cellar(state)
 
+    @property
+    def planned_offer(self) -> list[int]:
+        """The cards of this auction turn's chosen bid (empty when passing)."""
+        return list(self._plan)
+
+    @property
+    def planned_placements(self) -> list[tuple[int, int, int]]:
+        """The placements (card, cellar, flat slot) still planned for this cellar phase."""
+        return list(self._cellar_plan)
+
     # ------------------------------------------------------------------ auction
     def _bid(self, state: WeinhaendlerState) -> Action:
         seat = state.to_act
-        if state.turn_added:
+        added = state.turn_added
+        if added and set(added) <= set(self._plan):  # carrying out this turn's plan
             rest = [c for c in self._plan if c in state.hands[seat]]
             if rest:
                 return {"type": "add", "card": rest[0]}
             return {"type": "announce"} if state.legal_announce() else {"type": "pass"}
-        best_value, best = float("-inf"), list[int]()
-        for cards in self._candidates(state, seat):
-            value = self._rollout_value(state, seat, cards)
+        best_value, best = float("-inf"), None
+        for extra in self._candidates(state, seat):
+            value = self._rollout_value(state, seat, extra)
             if value > best_value:
-                best_value, best = value, cards
-        self._plan = best
-        return {"type": "add", "card": best[0]} if best else {"type": "pass"}
+                best_value, best = value, extra
+        if best is None:
+            self._plan = []
+            return {"type": "pass"}
+        self._plan = [*added, *best]
+        return {"type": "add", "card": best[0]} if best else {"type": "announce"}
 
-    def _candidates(self, state: WeinhaendlerState, seat: int) -> list[list[int]]:
+    def _candidates(self, state: WeinhaendlerState, seat: int) -> list[list[int] | None]:
+        """``None`` = pass; a list = the cards to add (to any added this turn), then announce."""
         hand = state.hands[seat]
         cheap = sorted(hand, key=lambda c: (state.stars_of[c], -state.price_of[c]))[:3]
-        options: list[list[int]] = [[]] + [[c] for c in hand]
-        options += [[a, b] for i, a in enumerate(cheap) for b in cheap[i + 1 :]]
-        return [
-            cards
-            for cards in options
-            if not cards or not _collides(state, seat, sum(state.price_of[c] for c in cards))
+        extras: list[list[int]] = [[]] if state.turn_added else []
+        extras += [[c] for c in hand]
+        extras += [[a, b] for i, a in enumerate(cheap) for b in cheap[i + 1 :]]
+        valid: list[list[int] | None] = [None]
+        valid += [
+            extra
+            for extra in extras
+            if not _collides(state, seat, sum(state.price_of[c] for c in extra))
         ]
+        return valid
 
     def _determinise(self, state: WeinhaendlerState, seat: int) -> WeinhaendlerState:
         world = state.copy()
@@ -204,13 +222,13 @@ class SearchPlayer:
         world.draw = hidden
         return world
 
-    def _rollout_value(self, state: WeinhaendlerState, seat: int, cards: list[int]) -> float:
+    def _rollout_value(self, state: WeinhaendlerState, seat: int, extra: list[int] | None) -> float:
         total = 0.0
         for _ in range(self.rollouts):
             world = self._determinise(state, seat)
-            for card in cards:
+            for card in extra or []:
                 world.apply({"type": "add", "card": card})
-            world.apply({"type": "announce"} if cards else {"type": "pass"})
+            world.apply({"type": "pass"} if extra is None else {"type": "announce"})
             while world.phase == "auction":
                 world.apply(greedy_bid(world))
             gain, _ = greedy_cellar_plan(

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from games.engine import BadSetup, IllegalAction
+from games.engine import ENGINES, BadSetup, IllegalAction
 from games.weinhaendler.cards import WINES, deck_from_json, default_deck, load_deck
 from games.weinhaendler.cellar import FORMATIONS, flat, open_slots
 from games.weinhaendler.players import GreedyPlayer, SearchPlayer
@@ -274,3 +274,15 @@ def test_computer_players_finish_games_reproducibly():
     assert a == b
     assert all(p > 0 for p in a.points)
     assert set(a.winners) <= set(a.players)
+
+
+def test_engine_adviser_gives_legal_actions_through_a_round():
+    engine = ENGINES["weinhaendler"]
+    state = engine.new_game(["Ann", "Ben", "Cem"], {}, 12)
+    while state.round == 1:
+        advice = engine.advise(state)
+        assert advice.action in state.legal_actions(), advice
+        if advice.action["type"] == "add":
+            assert advice.action["card"] in advice.details["planned_offer"]
+        state.apply(advice.action)
+    assert state.phase == "auction" and sorted(state.all_card_locations()) == list(range(66))
