@@ -40,6 +40,10 @@ ANALYSIS_LONG_SIDE_PX = 1008
 """Target long side (px) of the image the loop is searched in: the working image reduced by
 the nearest whole factor (2016 -> 1008, 1600 -> 800). Refinement uses the working image."""
 DEFAULT_STRING_RGB = (228, 211, 146)
+MIN_CONFIDENCE = 0.35
+"""Loops found with less confidence are not reported: chains of item outlines and table
+texture (mostly when no item mask is given) close into such weak loops; the real string,
+even half hidden, scores higher."""
 CONFIDENT = 0.4
 """A loop found with less confidence (or none) is searched again with other colour models
 (:func:`_alternative_colours`); the most confident result wins."""
@@ -111,7 +115,7 @@ def find_boundary(
                 colour, trace = alternative, retry
                 if _confidence(trace) >= CONFIDENT:
                     break
-    if trace is None:
+    if trace is None or _confidence(trace) < MIN_CONFIDENCE:
         return None
 
     # Analysis px -> working px (pixel centres: x_work + 0.5 = (x_small + 0.5) * reduction).

@@ -166,9 +166,8 @@ def test_bad_arguments_raise(image: np.ndarray, mask: np.ndarray | None) -> None
 DEVSET = Path("/work/shared/devset")
 
 
-@pytest.mark.skipif(not DEVSET.is_dir(), reason="shared devset not available")
-@pytest.mark.parametrize("name", ["0003", "0020"])
-def test_devset_photo(name: str) -> None:
+def _devset_photo(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(working image, item mask from the ground truth, true centre line in working px)."""
     truth = json.loads((DEVSET / f"{name}.json").read_text())
     photo = load_photo(DEVSET / f"{name}.jpg")
     height, width = photo.image_bgr.shape[:2]
@@ -177,8 +176,15 @@ def test_devset_photo(name: str) -> None:
     for item in truth["items"]:
         outline = np.round(np.asarray(item["polygon_px"]) * to_working).astype(np.int32)
         cv2.fillPoly(item_mask, [outline], 1)
-    item_mask = item_mask.astype(bool)
     truth_loop = np.asarray(truth["boundary_px"]) * to_working
+    return photo.image_bgr, item_mask.astype(bool), truth_loop
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="shared devset not available")
+@pytest.mark.parametrize("name", ["0003", "0020"])
+def test_devset_photo(name: str) -> None:
+    image, item_mask, truth_loop = _devset_photo(name)
+    height, width = image.shape[:2]
     dense = np.asarray(shapely.LinearRing(truth_loop).segmentize(1.0).coords)[:-1]
     inside = (
         (dense[:, 0] >= 0)
@@ -186,8 +192,22 @@ def test_devset_photo(name: str) -> None:
         & (dense[:, 1] >= 0)
         & (dense[:, 1] < height - 1)
     )
-    found = find_boundary(photo.image_bgr, item_mask=item_mask)
+    found = find_boundary(image, item_mask=item_mask)
     assert found is not None
     assert _iou(found.polygon_px, truth_loop) > 0.98
     distances = _visible_distances(found, dense[inside], item_mask)
     assert np.percentile(distances, 95) < 2.0
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="shared devset not available")
+@pytest.mark.parametrize("item_mask_known", [True, False])
+def test_devset_photo_with_the_string_painted_out_gives_none(item_mask_known: bool) -> None:
+    image, item_mask, truth_loop = _devset_photo("0011")
+    height, width = image.shape[:2]
+    band = np.zeros((height, width), np.uint8)
+    cv2.polylines(band, [np.round(truth_loop).astype(np.int32)], True, 255, 24)
+    half = (width // 2, height // 2)
+    painted = cv2.inpaint(cv2.resize(image, half), cv2.resize(band, half), 5, cv2.INPAINT_TELEA)
+    painted = cv2.resize(painted, (width, height))
+    image = np.where(band[..., None] > 0, painted, image)
+    assert find_boundary(image, item_mask=item_mask if item_mask_known else None) is None
