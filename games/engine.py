@@ -160,17 +160,6 @@ class GameState(ABC):
         actions = self.legal_actions()
         return actions[self.rng.randrange(len(actions))]
 
-    def summary(self) -> dict[str, JSON]:
-        """A JSON view for clients: the state plus who acts, terminal flag and scores."""
-        return {
-            "game": self.game,
-            "players": list(self.players),
-            "current_player": self.current_player(),
-            "terminal": self.is_terminal(),
-            "scores": [s.to_json() for s in self.scores()],
-            "state": self.to_json(),
-        }
-
 
 def require_action_dict(action: Action) -> dict[str, JSON]:
     """Check that ``action`` is a JSON object; the engines' first validation step."""

@@ -150,6 +150,11 @@ class NachbarnState(GameState):
             raise BadSetup(f"not a Nachbarn state: {exc}") from exc
         if not 0 <= to_move < len(players) or len(trays) != len(players):
             raise BadSetup("not a Nachbarn state: seat or trays do not match the players")
+        stones = Counter(s for s in board if s is not None)
+        for tray in trays:
+            stones.update(tray)
+        if any(n > SUPPLY[c] for c, n in stones.items()):
+            raise BadSetup("not a Nachbarn state: more stones of a colour than the game has")
         return cls(players, board, to_move, trays, moves, rng)
 
     def takeable_cells(self) -> list[int]:

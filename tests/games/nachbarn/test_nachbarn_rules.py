@@ -239,3 +239,10 @@ def test_engine_adviser_options_are_checked():
     for bad in ({"opponents": "smart"}, {"node_budget": 0}, {"node_budget": "9"}, {"depth": 3}):
         with pytest.raises(BadSetup):
             engine.advise(state, bad)
+
+
+def test_from_json_refuses_extra_stones():
+    data = NachbarnState.new(["A", "B", "C"], seed=9).to_json()
+    data["trays"][0]["red"] = 1  # all 8 red stones are still on the board
+    with pytest.raises(BadSetup, match="more stones"):
+        NachbarnState.from_json(data)
