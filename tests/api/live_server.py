@@ -44,6 +44,10 @@ class Server:
         self.port = free_port()
         inherited = {k: v for k, v in os.environ.items() if not k.startswith("TABLESCORE_")}
         env = {**inherited, "TABLESCORE_DATA_DIR": str(self.data_dir), **self.env_overrides}
+        # Run against another database (e.g. PostgreSQL) instead of a fresh SQLite file.
+        database_url = os.environ.get("TABLESCORE_TEST_DATABASE_URL")
+        if database_url:
+            env["TABLESCORE_DATABASE_URL"] = database_url
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
