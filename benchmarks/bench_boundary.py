@@ -2,9 +2,9 @@
 
 For each photo: load it with load_photo (working resolution), build the item mask from the
 ground-truth item outlines (scaled to working px), run find_boundary on one OpenCV thread and
-compare with the ground-truth string centre line (``boundary_px``, displayed px, scaled to
-working px). Distances are from ground-truth centre-line points that are not under an item to
-the found polyline, in working px.
+compare with the ground-truth string centre line (``boundary_px``, displayed px, converted to
+working px with LoadedPhoto.to_working_px). Distances are from ground-truth centre-line points
+that are not under an item to the found polyline, in working px.
 
 Usage: python benchmarks/bench_boundary.py [DEVSET_DIR] [--repeat N]
 
@@ -48,14 +48,13 @@ def evaluate(photo_path: Path, repeat: int, mask_mode: str = "truth") -> dict:
     photo = load_photo(photo_path)
     image = photo.image_bgr
     height, width = image.shape[:2]
-    to_working = 1.0 / photo.working_to_displayed
     item_mask = np.zeros((height, width), np.uint8)
     for item in truth["items"]:
-        outline = np.asarray(item["polygon_px"]) * to_working
+        outline = photo.to_working_px(np.asarray(item["polygon_px"]))
         cv2.fillPoly(item_mask, [np.round(outline * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
     item_mask = item_mask.astype(bool)
     search_mask = _perturbed(item_mask, mask_mode)
-    truth_polygon = np.asarray(truth["boundary_px"], dtype=np.float64) * to_working
+    truth_polygon = photo.to_working_px(np.asarray(truth["boundary_px"], dtype=np.float64))
 
     times_ms, cpu_ms = [], []
     boundary = None

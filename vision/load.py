@@ -73,11 +73,26 @@ class LoadedPhoto:
     <= the requested working long side). ``displayed_size_px``: (width, height) of the photo as
     displayed. ``working_to_displayed``: multiply working px by this to get displayed-photo px
     (>= 1.0; exactly 1.0 when the photo was not downscaled).
+
+    Pixel coordinates put pixel centres at whole numbers (as OpenCV does). A working pixel
+    averages a block of ``working_to_displayed`` displayed pixels, so the exact conversion is
+    :meth:`to_displayed_px` (plain multiplication is off by ``(factor - 1) / 2`` displayed px,
+    half a pixel for a 2x reduction).
     """
 
     image_bgr: np.ndarray
     displayed_size_px: tuple[int, int]
     working_to_displayed: float
+
+    def to_displayed_px(self, points_px: np.ndarray) -> np.ndarray:
+        """(N, 2) float64 displayed-photo px of (N, 2) working-image px (x, y)."""
+        factor = self.working_to_displayed
+        return (np.asarray(points_px, dtype=np.float64) + 0.5) * factor - 0.5
+
+    def to_working_px(self, points_px: np.ndarray) -> np.ndarray:
+        """(N, 2) float64 working-image px of (N, 2) displayed-photo px (x, y)."""
+        factor = self.working_to_displayed
+        return (np.asarray(points_px, dtype=np.float64) + 0.5) / factor - 0.5
 
 
 def sniff_format(data: bytes) -> PhotoFormat | None:

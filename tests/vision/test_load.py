@@ -111,6 +111,20 @@ def test_large_jpeg_is_reduced_to_the_working_size() -> None:
     assert cx == pytest.approx(37.5, abs=2) and cy == pytest.approx(28, abs=2)
 
 
+def test_pixel_conversion_matches_the_block_average() -> None:
+    # One bright displayed pixel at (101, 60) in a 2x reduced PNG: its working pixel is
+    # (50, 30), whose centre is the middle of displayed pixels 100-101 and 60-61.
+    rgb = np.zeros((700, 1000, 3), np.uint8)
+    rgb[60:62, 100:102] = 255
+    photo = load_photo(_encode(rgb, "PNG"), working_long_side_px=500)
+    assert photo.working_to_displayed == pytest.approx(2.0)
+    ys, xs = np.nonzero(photo.image_bgr[:, :, 0] > 200)
+    assert (xs.tolist(), ys.tolist()) == ([50], [30])
+    displayed = photo.to_displayed_px(np.array([[50.0, 30.0]]))
+    assert displayed.tolist() == [[100.5, 60.5]]
+    assert photo.to_working_px(displayed).tolist() == [[50.0, 30.0]]
+
+
 def test_large_png_is_resized_with_exact_scale() -> None:
     data = _encode(_test_card(1500, 1000), "PNG")
     photo = load_photo(data, working_long_side_px=600)
