@@ -103,6 +103,7 @@ class PhotoEvaluation:
 
     image: str
     difficulty: str
+    tags: tuple[str, ...]
     exact: bool
     players: Tally
     found: Tally
@@ -167,6 +168,7 @@ def evaluate_photo(
     result = PhotoEvaluation(
         image=str(truth["image"]),
         difficulty=str(truth.get("difficulty", "unknown")),
+        tags=tuple(str(t) for t in truth.get("tags") or ()),
         exact=False,
         players=Tally(),
         found=Tally(0, len(true_items)),
@@ -254,6 +256,31 @@ def summarise(photos: Iterable[PhotoEvaluation]) -> dict[str, Summary]:
         groups.setdefault(photo.difficulty, Summary()).add(photo)
     order = [d for d in DIFFICULTIES if d in groups] + sorted(set(groups) - set(DIFFICULTIES))
     return {d: groups[d] for d in order}
+
+
+def summarise_by_tag(photos: Iterable[PhotoEvaluation]) -> dict[str, Summary]:
+    """One summary per ground-truth tag (``table_cloth``, ``tilt_gt30``, ``sliver_cover``...),
+    a photo counting in each of its tags; tags sorted by name."""
+    groups: dict[str, Summary] = {}
+    for photo in photos:
+        for tag in photo.tags:
+            groups.setdefault(tag, Summary()).add(photo)
+    return {tag: groups[tag] for tag in sorted(groups)}
+
+
+def format_tag_table(summaries: dict[str, Summary]) -> str:
+    """A plain-text table: one row per tag with photos, exact and per-player accuracy."""
+    width = max([len(tag) for tag in summaries] + [3]) + 2
+    lines = ["tag".ljust(width) + "photos".rjust(8) + "exact".rjust(9) + "players".rjust(9)]
+    for tag, summary in summaries.items():
+        s = summary.to_json()
+        lines.append(
+            tag.ljust(width)
+            + str(s["photos"]).rjust(8)
+            + _pct(s["exact_accuracy"]).rjust(9)
+            + _pct(s["player_accuracy"]).rjust(9)
+        )
+    return "\n".join(lines)
 
 
 def format_summary(summaries: dict[str, Summary]) -> str:

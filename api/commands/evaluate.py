@@ -27,8 +27,10 @@ from vision.evaluation import (
     PhotoEvaluation,
     evaluate_photo,
     format_summary,
+    format_tag_table,
     load_ground_truth,
     summarise,
+    summarise_by_tag,
 )
 
 
@@ -41,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("folder", help="folder of photos with ground-truth JSON")
     parser.add_argument("--limit", type=int, help="only the first N photos (by name)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--by-tag", action="store_true", help="also break exact/per-player accuracy down by tag"
+    )
     parser.add_argument(
         "--match-px",
         type=float,
@@ -133,16 +138,20 @@ def run(args: argparse.Namespace) -> int:
             }
             for r in results
         ]
-        print(
-            json.dumps(
-                {"summary": {k: s.to_json() for k, s in summaries.items()}, "photos": photos},
-                indent=1,
-            )
-        )
-    else:
-        print(f"{len(results)} photos from {args.folder}")
-        print(format_summary(summaries))
-        failed = [r for r in results if r.error]
-        for r in failed:
+        report: dict[str, Any] = {
+            "summary": {k: s.to_json() for k, s in summaries.items()},
+            "photos": photos,
+        }
+        if args.by_tag:
+            report["by_tag"] = {k: s.to_json() for k, s in summarise_by_tag(results).items()}
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"{len(results)} photos from {args.folder}")
+    print(format_summary(summaries))
+    if args.by_tag:
+        print()
+        print(format_tag_table(summarise_by_tag(results)))
+    for r in results:
+        if r.error:
             print(f"  {r.image}: scorer error {r.error}")
     return 0

@@ -7,10 +7,12 @@ from vision.evaluation import (
     GroundTruthError,
     evaluate_photo,
     format_summary,
+    format_tag_table,
     load_ground_truth,
     match_items,
     scores_exact,
     summarise,
+    summarise_by_tag,
 )
 
 DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
@@ -122,6 +124,20 @@ def test_summaries_by_difficulty():
     assert "exact (all money right)" in text and "33.3%" in text and "hard" in text
 
 
+def test_summaries_by_tag():
+    a = _truth([]) | {"tags": ["table_cloth", "tilt_gt30"]}
+    b = _truth([]) | {"tags": ["table_cloth"]}
+    photos = [
+        evaluate_photo({"scores": {"red": 1}}, a),
+        evaluate_photo({"scores": {"red": 9}}, b),
+    ]
+    by_tag = summarise_by_tag(photos)
+    assert list(by_tag) == ["table_cloth", "tilt_gt30"]
+    assert by_tag["table_cloth"].to_json()["exact_accuracy"] == 0.5
+    assert by_tag["tilt_gt30"].to_json()["exact_accuracy"] == 1.0
+    assert "table_cloth" in format_tag_table(by_tag)
+
+
 def test_load_ground_truth_skips_other_json_and_checks_photos(tmp_path):
     (tmp_path / "index.json").write_text(json.dumps({"photos": []}))
     (tmp_path / "b.json").write_text(json.dumps(_truth([]) | {"image": "b.jpg"}))
@@ -142,3 +158,5 @@ def test_devset_loads_as_is():
     perfect = [evaluate_photo(p.truth, p.truth) for p in photos]
     summary = summarise(perfect)["all"].to_json()
     assert summary["exact_accuracy"] == 1.0 and summary["icons_accuracy"] == 1.0
+    by_tag = summarise_by_tag(perfect)
+    assert by_tag["players5"].photos == sum("players5" in p.truth["tags"] for p in photos)
