@@ -188,8 +188,10 @@ def write_sample(sample: Sample, out_dir: str | Path) -> Path:
         encode_jpeg(sample.image_rgb, sample.jpeg_quality, sample.exif_orientation)
     )
     png = [cv2.IMWRITE_PNG_COMPRESSION, 1]
-    cv2.imwrite(str(out / f"{sample.name}.semantic.png"), sample.semantic, png)
-    cv2.imwrite(str(out / f"{sample.name}.instance.png"), sample.instance, png)
+    for kind, mask in (("semantic", sample.semantic), ("instance", sample.instance)):
+        path = out / f"{sample.name}.{kind}.png"
+        if not cv2.imwrite(str(path), mask, png):
+            raise OSError(f"could not write {path}")
     json_path = out / f"{sample.name}.json"
     json_path.write_text(json.dumps(sample.labels, indent=1), encoding="utf-8")
     return json_path
