@@ -23,7 +23,8 @@ PROFILE_SAMPLE_PX = 0.5
 SEARCH_WIDTHS = 1.0
 """Half-length of a profile beyond the half-width, in string widths."""
 MIN_PEAK_LIKELIHOOD = 0.2
-"""A profile whose filtered peak is below this shows no string (kept where it was)."""
+"""A profile whose filtered peak is below this shows no string (the point moves with its
+neighbours)."""
 BRIDGED_SNAP_WIDTHS = 0.5
 """A point on a bridged gap moves at most this many widths (plus 1 px) onto visible string."""
 MIN_WIDTH_SAMPLES = 20

@@ -7,8 +7,8 @@ Stages, each in its own private module:
    on top of a coaster or napkin);
 2. multi-scale ridges of that likelihood and their one-pixel centre lines
    (:mod:`vision._string_ridges`);
-3. centre-line fragments linked into the one closed loop, bridging gaps where the string runs
-   under items (:mod:`vision._string_loop`);
+3. centre-line fragments (:mod:`vision._string_fragments`) linked into the one closed loop,
+   bridging gaps where the string runs under items (:mod:`vision._string_loop`);
 4. sub-pixel refinement in the full working image wherever the string is visible, including
    bridged stretches that pass right next to visible string (:mod:`vision._string_refine`).
 
@@ -25,14 +25,8 @@ import cv2
 import numpy as np
 
 from vision._string_color import StringColour, calibrate, string_likelihood
-from vision._string_loop import (
-    LOOP_LENGTH_WIDTHS,
-    Fragment,
-    LoopTrace,
-    extract_fragments,
-    link_loop,
-    weigh_item_contact,
-)
+from vision._string_fragments import Fragment, extract_fragments, weigh_item_contact
+from vision._string_loop import LOOP_LENGTH_WIDTHS, LoopTrace, link_loop
 from vision._string_refine import refine_centre_line
 from vision._string_ridges import RIDGE_SIGMAS_PX, centre_line_mask, ridge_maps
 
