@@ -73,7 +73,11 @@ def _options(args: argparse.Namespace) -> tuple[int, int, SynthOptions]:
     return seed, n, SynthOptions(size_px=size, difficulty=difficulty, exif_share=exif)
 
 
-def _make_and_write(job: tuple[int, int, SynthOptions, str | None, bool]) -> Sample | None:
+#: One photo to make: (set seed, index, options, output folder or None, keep it in memory).
+Job = tuple[int, int, SynthOptions, str | None, bool]
+
+
+def _make_and_write(job: Job) -> Sample | None:
     """Make one photo, write it when an output folder is given; return it when ``keep``."""
     seed, index, options, out, keep = job
     sample = make_sample(seed, index, options)
@@ -99,21 +103,30 @@ def run(args: argparse.Namespace) -> int:
         (seed, i, options, args.out, sheet and k < CONTACT_SHEET_PHOTOS)
         for k, i in enumerate(range(args.start, args.start + n))
     ]
+    try:
+        samples = _generate(jobs, args.workers)
+        if args.out is not None:
+            print(f"wrote {n} photos with labels and masks to {Path(args.out)}")
+        if sheet:
+            path = save_contact_sheet(contact_sheet(samples), args.contact_sheet)
+            print(f"wrote contact sheet {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _generate(jobs: list[Job], workers: int) -> list[Sample]:
+    """Run the jobs (in ``workers`` processes) with a progress bar; the kept samples."""
     samples: list[Sample] = []
-    with tqdm(total=n, unit="photo", desc="synth") as progress:
-        if args.workers == 1:
-            results = map(_make_and_write, jobs)
-            for sample in results:
+    with tqdm(total=len(jobs), unit="photo", desc="synth") as progress:
+        if workers == 1:
+            for sample in map(_make_and_write, jobs):
                 samples.extend([sample] if sample is not None else [])
                 progress.update()
         else:
-            with ProcessPoolExecutor(args.workers) as pool:
+            with ProcessPoolExecutor(workers) as pool:
                 for sample in pool.map(_make_and_write, jobs, chunksize=2):
                     samples.extend([sample] if sample is not None else [])
                     progress.update()
-    if args.out is not None:
-        print(f"wrote {n} photos with labels and masks to {Path(args.out)}")
-    if sheet:
-        path = save_contact_sheet(contact_sheet(samples), args.contact_sheet)
-        print(f"wrote contact sheet {path} ({path.stat().st_size / 1e6:.2f} MB)")
-    return 0
+    return samples

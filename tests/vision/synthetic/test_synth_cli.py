@@ -73,6 +73,10 @@ def test_synth_refuses_bad_arguments(tmp_path, capsys):
     assert main(["synth", "--n", "1"]) == 2
     assert main(["synth", "--recipe", "nope", "--out", str(tmp_path)]) == 2
     assert "known recipes" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["synth", "--n", "1", "--out", str(blocker), "--size", "200x150"]) == 1
+    assert "error:" in capsys.readouterr().err
 
 
 def test_evaluate_reads_a_synthetic_set_with_predictions(tmp_path, capsys):
