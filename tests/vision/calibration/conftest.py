@@ -1,0 +1,51 @@
+"""A small re-coloured, re-drawn variant set, photographed and calibrated once per session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from games.beer_pretzels.catalogue import Catalogue, load_catalogue
+from vision.calibration.coaster_set import (
+    IconRow,
+    RectifiedSide,
+    ShapeRow,
+    SideKey,
+    find_side_photos,
+    propose_icons,
+    propose_shapes,
+    rectify_sides,
+)
+from vision.calibration.lone_photos import write_side_photos
+from vision.calibration.variant import write_variant
+
+#: Three colours (an easy round has 2-3 players) and one coaster type keep the session short.
+SMALL_COLORS = (("orange", (236, 112, 24)), ("purple", (118, 52, 160)), ("teal", (0, 138, 140)))
+SMALL_TYPES = ("three",)
+
+
+@dataclass(frozen=True)
+class SmallSet:
+    truth: Catalogue
+    photos: dict[SideKey, list[Path]]
+    shapes: list[ShapeRow]
+    sides: dict[SideKey, RectifiedSide]
+    icons: list[IconRow]
+    root: Path
+
+
+@pytest.fixture(scope="session")
+def small_set(tmp_path_factory: pytest.TempPathFactory) -> SmallSet:
+    root = tmp_path_factory.mktemp("calibration")
+    truth = load_catalogue(
+        write_variant(root / "truth", seed=5, colors=SMALL_COLORS, types=SMALL_TYPES)
+    )
+    write_side_photos(truth, root / "photos", photos_per_side=2, seed=1, size_px=(1280, 960))
+    photos = find_side_photos(root / "photos")
+    shapes = propose_shapes(photos, truth)
+    colors = [c for c, _ in SMALL_COLORS]
+    sides = rectify_sides(photos, shapes, colors=colors)
+    icons = propose_icons(sides, truth)
+    return SmallSet(truth, photos, shapes, sides, icons, root)

@@ -1,0 +1,132 @@
+import dataclasses
+import json
+
+import cv2
+import numpy as np
+import pytest
+from shapely import affinity
+from shapely.geometry import Polygon
+
+from games.beer_pretzels.catalogue import Face, ItemKind, load_catalogue
+from vision.calibration.coaster_set import (
+    CalibrationError,
+    SideKey,
+    before_after,
+    find_side_photos,
+    rows_table,
+    side_photo_name,
+    sides_to_photograph,
+    write_catalogue,
+)
+from vision.calibration.rectify import quarter_turn
+from vision.evaluation import evaluate_photo
+from vision.pipeline import score_photo
+from vision.synthetic.generate import SynthOptions, make_sample, write_sample
+from vision.synthetic.scene_sampler import Difficulty
+
+
+def test_photo_names_round_trip(tmp_path):
+    sides = sides_to_photograph(load_catalogue())
+    assert len(sides) == 5 * (5 + 2 + 2)  # faces, a back per shape, napkin face and back
+    for side in sides[:9]:
+        (tmp_path / side_photo_name(side, 1)).write_bytes(b"")
+    (tmp_path / "notes.txt").write_text("not a photo")
+    (tmp_path / "holiday.jpg").write_bytes(b"")
+    found = find_side_photos(tmp_path)
+    assert set(found) == set(sides[:9])
+
+
+def test_a_folder_without_named_photos_is_refused(tmp_path):
+    (tmp_path / "IMG_0001.jpg").write_bytes(b"")
+    with pytest.raises(CalibrationError, match="named like"):
+        find_side_photos(tmp_path)
+
+
+def _turn_onto_truth(small_set) -> float:
+    """The quarter turn from the calibrated face frame to the true one (the frame is free)."""
+    built = small_set.sides[SideKey("coaster", "orange", "three", "face")].art_bgra[:, :, :3]
+    path = small_set.truth.art_path(ItemKind.COASTER, "orange", "three", Face.UP)
+    truth = cv2.imread(str(path))
+    return quarter_turn(cv2.resize(built, (340, 340)), cv2.resize(truth, (340, 340)))
+
+
+def _confirmed(small_set):
+    """What the person confirms in the icon table: id, kind and value of each printed icon."""
+    turn = np.rad2deg(_turn_onto_truth(small_set))
+    rows = []
+    for row in small_set.icons:
+        outline = affinity.rotate(Polygon(row.outline_mm), turn, origin=(0, 0))
+        icons = small_set.truth.coaster_type(row.coaster_type).icons
+        icon = min(icons, key=lambda i, o=outline: i.outline_mm.centroid.distance(o.centroid))
+        rows.append(
+            (
+                dataclasses.replace(row, icon_id=icon.id, kind=icon.kind.value, value=icon.value),
+                outline.hausdorff_distance(icon.outline_mm),
+            )
+        )
+    return rows
+
+
+def test_icon_outlines_are_within_1_mm_of_the_truth(small_set):
+    confirmed = _confirmed(small_set)
+    assert len(confirmed) == len(small_set.truth.coaster_type("three").icons)
+    assert max(error for _, error in confirmed) < 1.0
+    # the proposal guessed the value from the icon's size
+    assert [r.value for r in small_set.icons] == [r.value for r, _ in confirmed]
+
+
+def test_calibrated_catalogue_loads_and_scores_the_variant(small_set, tmp_path):
+    rows = [row for row, _ in _confirmed(small_set)]
+    colors = list(small_set.truth.color_names)
+    root = write_catalogue(
+        tmp_path / "built", small_set.sides, small_set.shapes, rows, name="built", colors=colors
+    )
+    built = load_catalogue(root)
+    assert built.color_names == small_set.truth.color_names
+    assert built.coaster_type("three").shape == small_set.truth.coaster_type("three").shape
+    assert [(i.id, i.kind, i.value) for i in built.coaster_type("three").icons] == [
+        (i.id, i.kind, i.value) for i in small_set.truth.coaster_type("three").icons
+    ]
+    for color in colors:
+        assert built.art_path(ItemKind.NAPKIN, color, None, Face.DOWN).is_file()
+    picture = before_after(small_set.sides[SideKey("coaster", "teal", "three", "face")], rows)
+    assert picture.ndim == 3 and picture.shape[2] == 3
+
+    options = SynthOptions(size_px=(1280, 960), difficulty=Difficulty.EASY, exif_share=0.0)
+    found = right = 0
+    for index in range(3):
+        sample = make_sample(31, index, options, catalogue=small_set.truth)
+        json_path = write_sample(sample, tmp_path / "scenes")
+        truth = json.loads(json_path.read_text())
+        contract = score_photo(json_path.with_suffix(".jpg"), catalogue=built).contract
+        result = evaluate_photo(contract, truth)
+        found += result.found.right
+        right += result.items["color"].right + result.items["type"].right
+        total = result.items["color"].total + result.items["type"].total
+        assert result.found.accuracy >= 0.5
+        assert result.items["color"].right + result.items["type"].right >= total - 1
+    assert found >= 6
+
+
+def test_missing_sides_and_bad_rows_are_named(small_set, tmp_path):
+    rows = [row for row, _ in _confirmed(small_set)]
+    partial = {k: v for k, v in small_set.sides.items() if k.label != "napkin-teal-back"}
+    with pytest.raises(CalibrationError, match="napkin-teal-back"):
+        write_catalogue(tmp_path / "a", partial, small_set.shapes, rows)
+    bad = [dataclasses.replace(rows[0], kind="pretzel", value=None)]
+    with pytest.raises(CalibrationError, match="value"):
+        write_catalogue(tmp_path / "b", small_set.sides, small_set.shapes, bad)
+
+
+def test_rows_table_lists_the_editable_fields(small_set):
+    table = rows_table(small_set.icons)
+    assert table.splitlines()[0].split() == [
+        "coaster_type",
+        "icon_id",
+        "kind",
+        "value",
+        "width_mm",
+        "height_mm",
+        "keep",
+    ]
+    assert "three" in table and "outline" not in table
