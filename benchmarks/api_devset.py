@@ -5,7 +5,7 @@ the devset to ``POST /v1/beer-pretzels/score``, scores the same file with
 :func:`vision.pipeline.score_photo` in this process (what the CLI runs), and compares both with
 the ground-truth JSON beside the photo.
 
-    python benchmarks/api_devset.py [--devset DIR] [--no-library]
+    python benchmarks/api_devset.py [--devset DIR] [--no-library] [--only 0003,0013]
 
 Prints one line per photo and the counts of exact matches (money of every colour).
 """
@@ -29,9 +29,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devset", type=Path, default=DEFAULT_PHOTOS)
     parser.add_argument("--no-library", action="store_true", help="skip the in-process scoring")
+    parser.add_argument("--only", help="comma-separated photo names without .jpg (default: all)")
     args = parser.parse_args()
 
     photos = sorted(args.devset.glob("*.jpg"))
+    if args.only:
+        wanted = set(args.only.split(","))
+        photos = [p for p in photos if p.stem in wanted]
     api_right = library_right = same = errors = 0
     api_seconds: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tablescore-devset-") as scratch:

@@ -287,7 +287,8 @@ async function showResult(result, title, round) {
     list.append(item);
   }
   const warnings = $("result-warnings");
-  warnings.replaceChildren(...result.warnings.map((w) => el("li", w)));
+  const notes = round ? round.warnings : result.warnings;
+  warnings.replaceChildren(...notes.map((w) => el("li", w)));
   const url = round ? round.annotated_image_url : result.annotated_image_url;
   const image = await api(url);
   const old = $("result-image").src;
