@@ -17,7 +17,9 @@ Guards, all checked before any pixel is decoded:
 
 A truncated or corrupt file -> :class:`UnreadableImage`. JPEGs much larger than the working size
 are decoded at 1/2, 1/4 or 1/8 scale in the DCT (Pillow's draft mode), so a 12 MP photo never
-costs a full-size decode; the last step to the exact working size is an area-average resize.
+costs a full-size decode; the last step to the working size is an area-average resize. When
+the reduction lands a little under the working size (3000x4000 at 1/2 is 1500x2000, not
+1512x2016) the reduced image is used as it is.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 
 MIN_SHORT_SIDE_PX = 320
 """Smallest accepted short side of the displayed photo, px."""
+DRAFT_MIN_FRACTION = 0.9
+"""A JPEG may be decoded at a DCT reduction whose long side is down to this fraction of the
+working long side; that smaller image is then the working image."""
 
 _EXIF_ORIENTATION_TAG = 0x0112
 _TRANSPOSE_FOR_ORIENTATION: dict[int, Image.Transpose] = {
@@ -188,12 +193,22 @@ def _decode(
             f"{MIN_SHORT_SIDE_PX} px to read the coasters"
         )
 
-    scale = min(1.0, working_long_side_px / max(displayed_w, displayed_h))
+    long_side = max(displayed_w, displayed_h)
+    scale = min(1.0, working_long_side_px / long_side)
     working_w = max(1, round(displayed_w * scale))
     working_h = max(1, round(displayed_h * scale))
     if photo_format is PhotoFormat.JPEG and scale < 1.0:
-        stored_target = (working_h, working_w) if swap else (working_w, working_h)
-        image.draft("RGB", stored_target)  # DCT-domain downscale to >= the target size
+        # The largest DCT reduction that keeps the long side near the working size; a little
+        # under it (3000x4000 -> 1500x2000 for 2016) beats a full-size decode.
+        reduction = next(
+            (r for r in (8, 4, 2) if long_side / r >= DRAFT_MIN_FRACTION * working_long_side_px),
+            1,
+        )
+        if reduction > 1:
+            image.draft("RGB", (-(-stored_w // reduction), -(-stored_h // reduction)))
+            drafted_w, drafted_h = (image.size[1], image.size[0]) if swap else image.size
+            if max(drafted_w, drafted_h) <= working_long_side_px:
+                working_w, working_h = drafted_w, drafted_h
     image.load()
     if orientation in _TRANSPOSE_FOR_ORIENTATION:
         image = image.transpose(_TRANSPOSE_FOR_ORIENTATION[orientation])

@@ -125,6 +125,13 @@ def test_pixel_conversion_matches_the_block_average() -> None:
     assert photo.to_working_px(displayed).tolist() == [[50.0, 30.0]]
 
 
+def test_jpeg_reduction_a_little_under_the_working_size_is_kept() -> None:
+    data = _encode(_test_card(1000, 750), "JPEG", quality=90)
+    photo = load_photo(data, working_long_side_px=520)  # 1/2 gives 500 px: close enough
+    assert photo.image_bgr.shape == (375, 500, 3)
+    assert photo.working_to_displayed == pytest.approx(2.0)
+
+
 def test_large_png_is_resized_with_exact_scale() -> None:
     data = _encode(_test_card(1500, 1000), "PNG")
     photo = load_photo(data, working_long_side_px=600)
