@@ -80,7 +80,7 @@ def link_loop(fragments: list[Fragment], item_mask: np.ndarray | None) -> LoopTr
     if not fragments:
         return None
     ends = [fragment.end(which) for fragment in fragments for which in (0, 1)]
-    links = _candidate_links(fragments, ends, item_mask)
+    links = _candidate_links(ends, item_mask)
     adjacency: list[list[tuple[int, float]]] = [[] for _ in ends]
     for link in links:
         # A link's cost includes the toll of the fragment it leads into.
@@ -149,10 +149,17 @@ def _cheapest_return(
 
 
 def _candidate_links(
-    fragments: list[Fragment],
-    ends: list[tuple[np.ndarray, np.ndarray, float]],
-    item_mask: np.ndarray | None,
+    ends: list[tuple[np.ndarray, np.ndarray, float]], item_mask: np.ndarray | None
 ) -> list[_Link]:
+    """Every plausible link between two fragment ends, cheapest first.
+
+    ``ends``: (position, outward direction, width) per end id; ``item_mask`` analysis px.
+    A link is plausible when its gap is at most :data:`MAX_GAP_WIDTHS` long, at most
+    :data:`MAX_OPEN_GAP_WIDTHS` of it over free table, and both ends point along it (within
+    :data:`MAX_LINK_TURN_DEG`, more when hidden). Its cost: the open widths, plus the hidden
+    widths at :data:`ITEM_GAP_WEIGHT` rising with their length, plus :data:`BEND_WEIGHT` per
+    unit of (1 - cos) of each end's turn.
+    """
     positions = np.array([end[0] for end in ends])
     directions = np.array([end[1] for end in ends])
     widths = np.array([end[2] for end in ends])
