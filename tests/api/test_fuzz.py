@@ -4,6 +4,7 @@ is a problem+json document."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
@@ -17,8 +18,8 @@ from schemathesis.checks import not_a_server_error  # noqa: E402
 MAX_EXAMPLES = 10
 
 
-def _fuzz(operation, mode: GenerationMode) -> None:
-    @given(case=operation.as_strategy(mode))
+def _fuzz(operation, mode: GenerationMode, **fixed) -> None:
+    @given(case=operation.as_strategy(mode, **fixed))
     @settings(
         max_examples=MAX_EXAMPLES,
         deadline=None,
@@ -51,3 +52,27 @@ def test_no_input_makes_the_server_fail(server: Server) -> None:
         except Unsatisfiable:
             # An operation without parameters or body has no input that breaks its schema.
             continue
+
+
+def test_no_input_to_an_existing_game_makes_the_server_fail(server: Server) -> None:
+    """The game operations again, on a real game with its edit token, so that fuzzed input gets
+    past the id and token checks to the uploads, numbers and correction bodies."""
+    players = [{"name": "A", "color": "red"}, {"name": "B", "color": "blue"}]
+    created = httpx.post(f"{server.base_url}/v1/beer-pretzels/games", json={"players": players})
+    game_id, token = created.json()["game_id"], created.json()["edit_token"]
+    schema = schemathesis.openapi.from_url(f"{server.base_url}/openapi.json")
+    game_operations = [
+        result.ok()
+        for result in schema.get_all_operations()
+        if "{game_id}" in result.ok().path and result.ok().path.startswith("/v1/beer-pretzels/")
+    ]
+    assert len(game_operations) == 5
+    for operation in game_operations:
+        fixed_path = {"game_id": game_id}
+        _fuzz(operation, GenerationMode.POSITIVE, path_parameters=fixed_path)
+        _fuzz(
+            operation,
+            GenerationMode.POSITIVE,
+            path_parameters=fixed_path,
+            headers={"X-Edit-Token": token},
+        )
