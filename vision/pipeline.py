@@ -43,6 +43,7 @@ from vision.detect import (
 from vision.errors import NoGameFound
 from vision.identify import IdentifiedItem, identify
 from vision.load import LoadedPhoto, load_photo
+from vision.napkins import find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.plane import ItemObservation, PlaneFit, TablePlane, fit_table_plane
 
@@ -92,6 +93,7 @@ def score_photo(
     coarse = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
     coarse_view = rectify(image, coarse)
     detections = detect_sides(coarse_view, library)
+    detections += find_napkins(coarse_view, library, detections)
     if not detections:
         raise NoGameFound("no Beer & Pretzels coaster or napkin was found in the photo")
     fit = _fit_plane(detections, coarse_view, coarse, (w, h))

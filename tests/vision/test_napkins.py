@@ -1,0 +1,44 @@
+"""Napkins found by the Hough vote of their straight edges (face and plain back)."""
+
+from __future__ import annotations
+
+import numpy as np
+from vision_scenes import Placed, render_scene, side, table_homography
+
+from vision.art import art_library
+from vision.detect import CanvasView
+from vision.napkins import find_napkins
+
+PPM = 1.6
+
+
+def _angle_gap_mod_90(a: float, b: float) -> float:
+    d = (a - b) % (np.pi / 2)
+    return float(min(d, np.pi / 2 - d))
+
+
+def test_napkin_backs_and_faces_are_found_with_their_pose(catalogue) -> None:
+    truth = [
+        Placed(side(catalogue, "napkin", None, "down"), "red", (110.0, 100.0), np.deg2rad(17)),
+        Placed(side(catalogue, "napkin", None, "down"), "gray", (300.0, 130.0), np.deg2rad(62)),
+        Placed(side(catalogue, "napkin", None, "up"), "yellow", (180.0, 310.0), np.deg2rad(-8)),
+    ]
+    image = render_scene(
+        catalogue, truth, table_homography(PPM, origin_px=(0.0, 0.0)), (640, 680), (90, 70, 50)
+    )
+    view = CanvasView(image, (0.0, 0.0), PPM)
+    found = find_napkins(view, art_library(catalogue), [])
+    assert len(found) == len(truth)
+    for placed in truth:
+        gaps = [np.hypot(*np.subtract(f.pose.center_mm, placed.center_mm)) for f in found]
+        best = found[int(np.argmin(gaps))]
+        assert min(gaps) < 1.0
+        assert _angle_gap_mod_90(best.pose.angle_rad, placed.angle_rad) < np.deg2rad(1.0)
+
+
+def test_no_napkin_on_a_striped_table(catalogue) -> None:
+    image = np.full((500, 600, 3), (60, 90, 130), np.uint8)
+    for x in range(0, 600, 23):  # parallel planks: straight edges, no corners
+        image[:, x : x + 3] = (40, 60, 90)
+    view = CanvasView(image, (0.0, 0.0), PPM)
+    assert find_napkins(view, art_library(catalogue), []) == []

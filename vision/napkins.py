@@ -1,0 +1,265 @@
+"""Find napkins by their straight edges: a Hough vote for rounded squares of known size.
+
+A napkin's back is plain paper with a pale border stripe, too featureless for feature matching.
+Its outline and stripe, though, are straight lines at known distances from its centre (the
+catalogue's napkin size, the art's stripe). In the rectified view every edge pixel, with its
+gradient direction, votes for the centres that would put it on one of those lines (on either
+side), together with the square's orientation (the direction modulo 90 degrees). Peaks are
+napkin candidates; the voters of a peak then fit its centre and angle by least squares.
+
+Frames: canvas px of a :class:`vision.detect.CanvasView`; results in table mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from shapely.geometry import Polygon
+
+from games.beer_pretzels.catalogue import Face, ItemKind
+from vision.art import ArtLibrary, Side, ink_channel
+from vision.detect import CanvasView, SideDetection
+from vision.plane import ItemPose
+
+#: Distances of the napkin's straight edges from its centre, as a share of its half size:
+#: the paper's edge and the border stripe's outer and inner edges (face and back).
+EDGE_OFFSETS = (1.0, 60.0 / 65.0, 56.0 / 65.0, 57.5 / 65.0)
+#: Hough cell (mm) and orientation bin (degrees, modulo 90).
+CELL_MM = 3.0
+ANGLE_BIN_DEG = 5.0
+#: Gradient magnitude (ink levels per px, Sobel) above which a pixel votes.
+MIN_GRADIENT = 25.0
+#: A peak needs, on each of two perpendicular sides, this share of a full side's votes...
+MIN_CORNER_SHARE = 0.1
+#: ...and its fitted lines this share of the line pixels of a fully visible napkin's back.
+MIN_FULL_SHARE = 0.4
+#: Inside the stripe a napkin is paper: at least this share of it is unsaturated...
+MIN_PAPER_SHARE = 0.5
+#: ...that is, (max - min) / max of B, G, R below this.
+MAX_PAPER_SATURATION = 0.3
+#: A candidate sharing more than this share of its area with a known napkin is that napkin.
+MAX_SHARED_AREA = 0.5
+#: At most this many napkins are looked for.
+MAX_NAPKINS = 12
+
+
+@dataclass(frozen=True)
+class _Edges:
+    points: np.ndarray  # (N, 2) canvas px
+    normals: np.ndarray  # (N, 2) unit gradient directions
+
+
+def _edge_pixels(view: CanvasView) -> _Edges:
+    ink = cv2.GaussianBlur(ink_channel(view.image_bgr).astype(np.float32), (0, 0), 1.0)
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx**2 + gy**2)
+    strong = mag > MIN_GRADIENT
+    ys, xs = np.nonzero(strong)
+    n = np.stack([gx[ys, xs], gy[ys, xs]], 1) / mag[ys, xs, None]
+    return _Edges(np.stack([xs, ys], 1).astype(np.float64), n.astype(np.float64))
+
+
+def find_napkins(
+    view: CanvasView, library: ArtLibrary, known: list[SideDetection]
+) -> list[SideDetection]:
+    """Napkins in ``view`` not already among ``known`` detections (poses in table mm)."""
+    side = next(s for s in library.sides if s.kind is ItemKind.NAPKIN and s.face is Face.DOWN)
+    half_px = side.shape.size_mm / 2 * view.px_per_mm
+    edges = _edge_pixels(view)
+    if len(edges.points) == 0:
+        return []
+    h, w = view.image_bgr.shape[:2]
+    cell = CELL_MM * view.px_per_mm
+    nx, ny = int(np.ceil(w / cell)) + 1, int(np.ceil(h / cell)) + 1
+    n_bins = round(90 / ANGLE_BIN_DEG)
+    theta = np.arctan2(edges.normals[:, 1], edges.normals[:, 0])
+    abin = np.floor((np.rad2deg(theta) % 90.0) / ANGLE_BIN_DEG).astype(np.int64) % n_bins
+    flat_all = []
+    for share in EDGE_OFFSETS:
+        for sign in (1.0, -1.0):
+            c = edges.points + sign * share * half_px * edges.normals
+            # the side of the square this pixel would lie on: its outward normal's quadrant
+            outward = theta + (np.pi if sign > 0 else 0.0)
+            side_k = (
+                np.floor(
+                    ((outward - np.deg2rad((abin + 0.5) * ANGLE_BIN_DEG)) % (2 * np.pi))
+                    / (np.pi / 2)
+                    + 0.5
+                ).astype(np.int64)
+                % 4
+            )
+            ix = np.floor(c[:, 0] / cell).astype(np.int64)
+            iy = np.floor(c[:, 1] / cell).astype(np.int64)
+            ok = (ix >= 0) & (ix < nx) & (iy >= 0) & (iy < ny)
+            flat_all.append((((side_k * n_bins + abin) * ny + iy) * nx + ix)[ok])
+    acc = np.bincount(np.concatenate(flat_all), minlength=4 * n_bins * ny * nx)
+    acc = acc.astype(np.float32).reshape(4, n_bins, ny, nx)
+    # neighbouring cells and orientation bins share a peak
+    acc = np.stack([[cv2.boxFilter(a, -1, (3, 3), normalize=False) for a in sk] for sk in acc])
+    acc = acc + np.roll(acc, 1, axis=1) + np.roll(acc, -1, axis=1)
+    # a napkin shows at least two perpendicular sides (a corner); parallel clutter (wood grain,
+    # cloth stripes) votes for opposite sides only
+    acc = np.max([np.minimum(acc[k], acc[(k + 1) % 4]) for k in range(4)], axis=0)
+    side_votes = 3 * (2 * half_px * 0.8)  # three straight lines per side (edge, stripe)
+    full_edges = _full_napkin_edges(library, side, view.px_per_mm)
+    known_outlines = [_outline(d.side, d.pose) for d in known if d.side.kind is ItemKind.NAPKIN]
+    found: list[SideDetection] = []
+    for _ in range(MAX_NAPKINS):
+        b, iy, ix = np.unravel_index(int(np.argmax(acc)), acc.shape)
+        if acc[b, iy, ix] < MIN_CORNER_SHARE * side_votes:
+            break
+        centre = np.array([(ix + 0.5) * cell, (iy + 0.5) * cell])
+        angle = np.deg2rad((b + 0.5) * ANGLE_BIN_DEG)
+        # suppress this napkin's neighbourhood in every orientation
+        r = int(np.ceil(half_px / cell))
+        acc[:, max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1] = 0
+        fitted = _fit_square(edges, centre, angle, half_px)
+        if fitted is None:
+            continue
+        centre, angle, inliers = fitted
+        if len(inliers) < MIN_FULL_SHARE * full_edges or not _is_paper(
+            view, centre, angle, half_px
+        ):
+            continue
+        centre_mm = view.canvas_to_table(centre[None])[0]
+        pose = ItemPose((float(centre_mm[0]), float(centre_mm[1])), float(angle))
+        outline = _outline(side, pose)
+        if any(
+            outline.intersection(k).area > MAX_SHARED_AREA * outline.area for k in known_outlines
+        ):
+            continue
+        local = pose.table_to_local(view.canvas_to_table(inliers))
+        found.append(
+            _detection(side, pose, local, view.table_to_canvas(pose.local_to_table(local)))
+        )
+        known_outlines.append(outline)
+    return found
+
+
+def _outline(side: Side, pose: ItemPose) -> Polygon:
+    local = np.asarray(side.shape.polygon_mm.exterior.coords)[:-1]
+    return Polygon(pose.local_to_table(local))
+
+
+def _full_napkin_edges(library: ArtLibrary, side: Side, px_per_mm: float) -> int:
+    """Line pixels the fit finds on the napkin's back art alone (on a plain dark ground)."""
+    art = library.art_rgba(side, library.reference_colors()[0], px_per_mm)
+    alpha = art[:, :, 3:4] / 255.0
+    size = art.shape[0] + 40
+    canvas = np.full((size, size, 3), 60.0)
+    canvas[20:-20, 20:-20] = art[:, :, :3] * alpha + 60.0 * (1 - alpha)
+    view = CanvasView(canvas.astype(np.uint8), (0.0, 0.0), px_per_mm)
+    half_px = side.shape.size_mm / 2 * px_per_mm
+    fitted = _fit_square(_edge_pixels(view), np.full(2, size / 2 - 0.5), 0.0, half_px)
+    return 0 if fitted is None else len(fitted[2])
+
+
+def _is_paper(view: CanvasView, centre: np.ndarray, angle: float, half_px: float) -> bool:
+    """Whether the region inside the stripe is mostly unsaturated (paper), canvas px."""
+    c, s = np.cos(angle), np.sin(angle)
+    r = half_px * 0.75
+    corners = np.array([[-r, -r], [r, -r], [r, r], [-r, r]]) @ np.array([[c, s], [-s, c]])
+    mask = np.zeros(view.image_bgr.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(corners + centre).astype(np.int32)], 1)
+    pixels = view.image_bgr[mask > 0].astype(np.float32)
+    if len(pixels) < 50:
+        return False
+    saturation = (pixels.max(axis=1) - pixels.min(axis=1)) / (pixels.max(axis=1) + 1.0)
+    return bool((saturation < MAX_PAPER_SATURATION).mean() >= MIN_PAPER_SHARE)
+
+
+def _detection(side: Side, pose: ItemPose, local: np.ndarray, canvas: np.ndarray) -> SideDetection:
+    step = max(1, len(local) // 60)
+    return SideDetection(
+        side=side, pose=pose, points_local_mm=local[::step], points_canvas_px=canvas[::step]
+    )
+
+
+def _centre_by_profiles(
+    pts: np.ndarray, nrm: np.ndarray, centre: np.ndarray, angle: float, offsets: np.ndarray
+) -> np.ndarray:
+    """Shift ``centre`` so that each side's edge profile lines up with the napkin's lines.
+
+    Per side, the distances of its edge pixels from the centre form a profile (edge of the paper,
+    then the stripe); its best shift against the expected lines is found by correlation, which
+    cannot confuse one line with its neighbour as a local fit can.
+    """
+    axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+    rel = (pts - centre) @ axes.T
+    proj_n = nrm @ axes.T
+    step = 0.5
+    grid = np.arange(offsets.max() * 0.6, offsets.max() * 1.3, step)
+    expected = np.exp(-0.5 * ((grid[:, None] - offsets[None, :]) / 1.0) ** 2).sum(axis=1)
+    shift = np.zeros(2)
+    for a in (0, 1):
+        aligned = np.abs(proj_n[:, a]) > np.cos(np.deg2rad(12))
+        along_ok = np.abs(rel[:, 1 - a]) < offsets.max() * 0.85
+        side_shifts = []
+        for sign in (1.0, -1.0):
+            d = sign * rel[aligned & along_ok, a]
+            hist, _ = np.histogram(
+                d, bins=len(grid), range=(grid[0] - step / 2, grid[-1] + step / 2)
+            )
+            if hist.sum() < 10:
+                side_shifts.append(None)
+                continue
+            corr = np.correlate(hist.astype(float), expected, mode="full")
+            lag = (int(np.argmax(corr)) - (len(grid) - 1)) * step
+            side_shifts.append(sign * lag)
+        found = [v for v in side_shifts if v is not None]
+        if found:
+            shift[a] = float(np.mean(found))
+    return centre + shift @ axes
+
+
+def _fit_square(
+    edges: _Edges, centre: np.ndarray, angle: float, half_px: float
+) -> tuple[np.ndarray, float, np.ndarray] | None:
+    """Refine a napkin's centre and angle from the edge pixels lying on its lines.
+
+    Each nearby edge pixel whose normal is along one of the square's axes is assigned to the
+    line (axis, offset) it is nearest to; the centre and angle then minimise the distances of
+    all assigned pixels to their lines (Gauss-Newton, a few rounds with shrinking tolerance).
+    """
+    near = np.linalg.norm(edges.points - centre, axis=1) < half_px * 1.1
+    pts, nrm = edges.points[near], edges.normals[near]
+    if len(pts) < 20:
+        return None
+    offsets = np.array(EDGE_OFFSETS) * half_px
+    # the square's angle from the edge directions themselves (modulo 90 degrees)
+    for _ in range(2):
+        rel_d = np.linalg.norm(pts - centre, axis=1)
+        theta = np.arctan2(nrm[:, 1], nrm[:, 0])
+        diff = np.angle(np.exp(4j * (theta - angle))) / 4
+        lines = (np.abs(diff) < np.deg2rad(8)) & (rel_d > offsets.min() * 0.8)
+        if lines.sum() >= 20:
+            angle = angle + float(np.angle(np.exp(4j * diff[lines]).mean()) / 4)
+        centre = _centre_by_profiles(pts, nrm, centre, angle, offsets)
+    inliers = pts[:0]
+    for tolerance in (2.0, 1.5, 1.5, 1.5):
+        axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+        proj_n = nrm @ axes.T  # (N, 2): normal along each axis
+        axis = np.argmax(np.abs(proj_n), axis=1)
+        aligned = np.abs(proj_n[np.arange(len(pts)), axis]) > np.cos(np.deg2rad(12))
+        rel = (pts - centre) @ axes.T
+        dist = np.abs(rel[np.arange(len(pts)), axis])
+        along = np.abs(rel[np.arange(len(pts)), 1 - axis])
+        k = np.argmin(np.abs(dist[:, None] - offsets[None, :]), axis=1)
+        resid = dist - offsets[k]
+        use = aligned & (np.abs(resid) < tolerance) & (along < half_px * 0.85)
+        if use.sum() < 20:
+            return None
+        # linearised: d(dist)/d(centre) = -sign * axis_dir; d(dist)/d(angle) = sign * along-term
+        sign = np.sign(rel[np.arange(len(pts)), axis])[use]
+        a_dir = axes[axis[use]]
+        perp = rel[np.arange(len(pts)), 1 - axis][use]
+        jac_angle = np.where(axis[use] == 0, 1.0, -1.0) * perp
+        jac = np.column_stack([-sign * a_dir[:, 0], -sign * a_dir[:, 1], sign * jac_angle])
+        step, *_ = np.linalg.lstsq(jac, -resid[use], rcond=None)
+        centre = centre + step[:2]
+        angle = angle + step[2]
+        inliers = pts[use]
+    return centre, float(angle), inliers
