@@ -93,3 +93,63 @@ def write_side_photos(
             path.write_bytes(encode_jpeg(image, jpeg_quality))
             written.append(path)
     return written
+
+
+#: Spacing of the items laid out for the all-coasters photo (mm, centre to centre).
+_GRID_STEP_MM = 150.0
+
+
+def photograph_all(
+    rng: np.random.Generator,
+    catalogue: Catalogue,
+    size_px: tuple[int, int] = (1600, 1200),
+    napkins: bool = True,
+) -> tuple[np.ndarray, list[tuple[tuple[float, float], str]]]:
+    """A synthetic photo (H, W, 3) uint8 RGB of every coaster face up (and every napkin),
+    laid out apart in a grid (a row per colour) at random angles, and each item's label:
+    (centre in photo px, colour name)."""
+    items: list[PlacedItem] = []
+    for row, color in enumerate(catalogue.color_names):
+        kinds = [(ItemKind.COASTER, t) for t in catalogue.type_names]
+        kinds += [(ItemKind.NAPKIN, None)] if napkins else []
+        for col, (kind, type_name) in enumerate(kinds):
+            centre = (200.0 + col * _GRID_STEP_MM, 200.0 + row * _GRID_STEP_MM)
+            items.append(
+                PlacedItem(
+                    kind=kind,
+                    color=color,
+                    type=type_name,
+                    face=Face.UP,
+                    center_mm=centre,
+                    angle_deg=float(rng.uniform(0.0, 360.0)),
+                    z=len(items),
+                )
+            )
+    first = items[0].center_mm
+    t = np.linspace(0.0, 2 * np.pi, 16, endpoint=False)
+    loop = np.stack(
+        [first[0] + _HIDDEN_LOOP_MM * np.cos(t), first[1] + _HIDDEN_LOOP_MM * np.sin(t)], axis=1
+    )
+    span = np.array([it.center_mm for it in items]).max(axis=0) + 200.0
+    heights = tuple(
+        catalogue.coaster_thickness_mm
+        if it.kind is ItemKind.COASTER
+        else catalogue.napkin.thickness_mm
+        for it in items
+    )
+    round_ = SampledRound(
+        scene=Scene(boundary_mm=tuple(map(tuple, loop.tolist())), items=tuple(items)),
+        players=tuple(catalogue.color_names),
+        table_mm=(float(span[0]), float(span[1])),
+        heights_mm=heights,
+        landings=tuple(Landing.INSIDE for _ in items),
+        difficulty=Difficulty.EASY,
+        tags=(),
+    )
+    look = sample_look(rng, Difficulty.EASY)
+    photo = render_photo(rng, round_, catalogue, size_px, look)
+    labels = []
+    for item, height in zip(items, heights, strict=True):
+        x, y = photo.camera.project(np.array([item.center_mm]), height)[0]
+        labels.append(((float(x), float(y)), item.color))
+    return photo.image_rgb, labels

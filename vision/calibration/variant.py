@@ -12,11 +12,12 @@ base set's first colour:
   coaster's own background from a rotated or mirrored copy of the art.
 
 The written ``components.json`` holds the true icon outlines (the base ones moved with their
-icons), so a test can compare a calibrated catalogue against it.
+icons); :func:`check_against` compares a calibrated set with it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,8 @@ from vision.calibration.art_frame import (
     polygon_alpha,
     shape_alpha,
 )
+from vision.calibration.coaster_set import IconRow, RectifiedSide, SideKey
+from vision.calibration.rectify import quarter_turn, register
 
 #: Colours of the default variant (name, sRGB): far from the default set's and from each other.
 VARIANT_COLORS: tuple[tuple[str, tuple[int, int, int]], ...] = (
@@ -55,10 +58,7 @@ _HUE_WINDOW_DEG = 28.0
 
 @dataclass(frozen=True)
 class IconMove:
-    """Where one icon went: turned by ``angle_deg`` about the coaster centre... see below.
-
-    The move maps a base face point p (mm) to ``R(angle_deg) @ p + shift_mm``.
-    """
+    """Where one icon went: a base face point p (mm) moves to ``R(angle_deg) @ p + shift_mm``."""
 
     icon_id: str
     angle_deg: float
@@ -287,3 +287,58 @@ def _read_art(path: Path) -> np.ndarray:
 def _write_art(path: Path, bgra: np.ndarray) -> None:
     if not cv2.imwrite(str(path), bgra, [cv2.IMWRITE_PNG_COMPRESSION, 3]):
         raise OSError(f"cannot write {path}")
+
+
+@dataclass(frozen=True)
+class IconCheck:
+    """A calibrated icon against the truth: the row confirmed with the true id, kind and value,
+    and ``outline_error_mm``, the Hausdorff distance to the true outline (after turning the
+    calibrated face frame onto the true one; a new set's frame is free)."""
+
+    row: IconRow
+    outline_error_mm: float
+
+
+def check_against(
+    truth: Catalogue, sides: dict[SideKey, RectifiedSide], icons: list[IconRow]
+) -> list[IconCheck]:
+    """Confirm ``icons`` the way a person would, from a known catalogue ``truth`` (each row
+    takes the id, kind and value of the nearest true icon), and measure the outline errors.
+    One check per row, in order."""
+    turns: dict[str, float] = {}
+    checks = []
+    for row in icons:
+        if row.coaster_type not in turns:
+            side = next(
+                s
+                for k, s in sides.items()
+                if k.kind == "coaster" and k.face == "face" and k.type_name == row.coaster_type
+            )
+            turns[row.coaster_type] = float(np.rad2deg(_turn_onto_truth(truth, side)))
+        outline = affinity.rotate(
+            Polygon(row.outline_mm), turns[row.coaster_type], origin=(0.0, 0.0)
+        )
+        centre = outline.centroid
+        true_icons = truth.coaster_type(row.coaster_type).icons
+        icon = min(true_icons, key=lambda i, c=centre: i.outline_mm.centroid.distance(c))
+        confirmed = dataclasses.replace(
+            row, icon_id=icon.id, kind=icon.kind.value, value=icon.value
+        )
+        checks.append(IconCheck(confirmed, float(outline.hausdorff_distance(icon.outline_mm))))
+    return checks
+
+
+def _turn_onto_truth(truth: Catalogue, side: RectifiedSide) -> float:
+    """Turn (radians) from a calibrated face's frame onto the true art's frame."""
+    key = side.side
+    path = truth.art_path(ItemKind.COASTER, key.color, key.type_name, Face.UP)
+    true_art = _read_art(path)[:, :, :3]
+    small = round(side.shape.size_mm * 4)
+    built = cv2.resize(side.art_bgra[:, :, :3], (small, small), interpolation=cv2.INTER_AREA)
+    true_small = cv2.resize(true_art, (small, small), interpolation=cv2.INTER_AREA)
+    if side.shape.kind == "rounded_square":
+        return quarter_turn(built, true_small)
+    found = register(built, true_small, side.shape.size_mm, 4.0)
+    if found is None:
+        raise ValueError(f"{key.label}: cannot register the calibrated face on the true art")
+    return found.angle_rad

@@ -17,9 +17,10 @@ from vision.calibration.coaster_set import (
     propose_icons,
     propose_shapes,
     rectify_sides,
+    write_catalogue,
 )
 from vision.calibration.lone_photos import write_side_photos
-from vision.calibration.variant import write_variant
+from vision.calibration.variant import check_against, write_variant
 
 #: Three colours (an easy round has 2-3 players) and one coaster type keep the session short.
 SMALL_COLORS = (("orange", (236, 112, 24)), ("purple", (118, 52, 160)), ("teal", (0, 138, 140)))
@@ -49,3 +50,14 @@ def small_set(tmp_path_factory: pytest.TempPathFactory) -> SmallSet:
     sides = rectify_sides(photos, shapes, colors=colors)
     icons = propose_icons(sides, truth)
     return SmallSet(truth, photos, shapes, sides, icons, root)
+
+
+@pytest.fixture(scope="session")
+def built_catalogue(small_set: SmallSet) -> Catalogue:
+    """The small set's catalogue built from its photos, icon table confirmed from the truth."""
+    rows = [c.row for c in check_against(small_set.truth, small_set.sides, small_set.icons)]
+    colors = list(small_set.truth.color_names)
+    root = write_catalogue(
+        small_set.root / "built", small_set.sides, small_set.shapes, rows, colors=colors
+    )
+    return load_catalogue(root)

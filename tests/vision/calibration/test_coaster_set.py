@@ -1,11 +1,7 @@
 import dataclasses
 import json
 
-import cv2
-import numpy as np
 import pytest
-from shapely import affinity
-from shapely.geometry import Polygon
 
 from games.beer_pretzels.catalogue import Face, ItemKind, load_catalogue
 from vision.calibration.coaster_set import (
@@ -18,7 +14,7 @@ from vision.calibration.coaster_set import (
     sides_to_photograph,
     write_catalogue,
 )
-from vision.calibration.rectify import quarter_turn
+from vision.calibration.variant import check_against
 from vision.evaluation import evaluate_photo
 from vision.pipeline import score_photo
 from vision.synthetic.generate import SynthOptions, make_sample, write_sample
@@ -42,29 +38,12 @@ def test_a_folder_without_named_photos_is_refused(tmp_path):
         find_side_photos(tmp_path)
 
 
-def _turn_onto_truth(small_set) -> float:
-    """The quarter turn from the calibrated face frame to the true one (the frame is free)."""
-    built = small_set.sides[SideKey("coaster", "orange", "three", "face")].art_bgra[:, :, :3]
-    path = small_set.truth.art_path(ItemKind.COASTER, "orange", "three", Face.UP)
-    truth = cv2.imread(str(path))
-    return quarter_turn(cv2.resize(built, (340, 340)), cv2.resize(truth, (340, 340)))
-
-
 def _confirmed(small_set):
     """What the person confirms in the icon table: id, kind and value of each printed icon."""
-    turn = np.rad2deg(_turn_onto_truth(small_set))
-    rows = []
-    for row in small_set.icons:
-        outline = affinity.rotate(Polygon(row.outline_mm), turn, origin=(0, 0))
-        icons = small_set.truth.coaster_type(row.coaster_type).icons
-        icon = min(icons, key=lambda i, o=outline: i.outline_mm.centroid.distance(o.centroid))
-        rows.append(
-            (
-                dataclasses.replace(row, icon_id=icon.id, kind=icon.kind.value, value=icon.value),
-                outline.hausdorff_distance(icon.outline_mm),
-            )
-        )
-    return rows
+    return [
+        (c.row, c.outline_error_mm)
+        for c in check_against(small_set.truth, small_set.sides, small_set.icons)
+    ]
 
 
 def test_icon_outlines_are_within_1_mm_of_the_truth(small_set):
