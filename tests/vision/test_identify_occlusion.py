@@ -32,19 +32,29 @@ def _match(plane, items, homography, truth):
     return out
 
 
-@pytest.mark.parametrize("cast", [(1.0, 1.0, 1.0), (0.75, 0.95, 1.2)])
-def test_colours_are_told_under_coloured_light(small_table, catalogue, cast) -> None:
+@pytest.fixture(scope="module")
+def identified_table(small_table, catalogue):
+    return _identified(small_table[0], catalogue)
+
+
+@pytest.mark.parametrize("cast", [None, (0.75, 0.95, 1.2)])
+def test_colours_are_told_under_coloured_light(
+    small_table, identified_table, catalogue, cast
+) -> None:
     image, homography, truth = small_table
-    lit = np.clip(image.astype(np.float32) * np.array(cast), 0, 255).astype(np.uint8)
-    plane, _, items = _identified(lit, catalogue)
+    if cast is None:
+        plane, _, items = identified_table
+    else:
+        lit = np.clip(image.astype(np.float32) * np.array(cast), 0, 255).astype(np.uint8)
+        plane, _, items = _identified(lit, catalogue)
     for placed, k in zip(truth, _match(plane, items, homography, truth), strict=True):
         assert items[k].color == placed.color
         assert items[k].side.face is placed.side.face
 
 
-def test_stacking_order_follows_the_overlaps(small_table, catalogue) -> None:
-    image, homography, truth = small_table
-    plane, view, items = _identified(image, catalogue)
+def test_stacking_order_follows_the_overlaps(small_table, identified_table) -> None:
+    _, homography, truth = small_table
+    plane, view, items = identified_table
     z = stacking_order(view, items).z
     k = _match(plane, items, homography, truth)
     # truth is bottom first; the overlapping pairs: beer < double, three < double
