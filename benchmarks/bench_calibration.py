@@ -81,8 +81,9 @@ def main() -> None:
         write_variant(work / "truth", seed=args.seed, colors=VARIANT_COLORS)
     truth = load_catalogue(work / "truth")
     _stage("variant set written", started)
-    if not (work / "photos").is_dir():
-        write_side_photos(truth, work / "photos", photos_per_side=args.per_side, seed=args.seed)
+    write_side_photos(
+        truth, work / "photos", photos_per_side=args.per_side, seed=args.seed, keep_existing=True
+    )
     _stage("calibration photos rendered", started)
 
     photos = find_side_photos(work / "photos")

@@ -79,18 +79,21 @@ def write_side_photos(
     sides: list[SideKey] | None = None,
     size_px: tuple[int, int] = (1600, 1200),
     jpeg_quality: int = 92,
+    keep_existing: bool = False,
 ) -> list[Path]:
     """Photograph every side of ``catalogue`` (or ``sides``) ``photos_per_side`` times into
-    ``out_dir`` as JPEGs named for :func:`vision.calibration.coaster_set.find_side_photos`."""
+    ``out_dir`` as JPEGs named for :func:`vision.calibration.coaster_set.find_side_photos`.
+    ``keep_existing``: photos already there are kept (resuming an interrupted run)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for n, side in enumerate(sides if sides is not None else sides_to_photograph(catalogue)):
         for k in range(photos_per_side):
-            rng = np.random.default_rng(np.random.SeedSequence((seed, n, k)))
-            image = photograph_side(rng, catalogue, side, size_px)
             path = out / side_photo_name(side, k + 1)
-            path.write_bytes(encode_jpeg(image, jpeg_quality))
+            if not (keep_existing and path.is_file()):
+                rng = np.random.default_rng(np.random.SeedSequence((seed, n, k)))
+                image = photograph_side(rng, catalogue, side, size_px)
+                path.write_bytes(encode_jpeg(image, jpeg_quality))
             written.append(path)
     return written
 
