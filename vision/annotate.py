@@ -22,8 +22,17 @@ _TICK = (60, 220, 60)
 _CROSS = (40, 40, 240)
 
 
-def annotate(image_bgr: np.ndarray, contract: dict[str, Any], displayed_to_image: float):
-    """A copy of ``image_bgr`` with the contract drawn on it (BGR uint8)."""
+def annotate(
+    image_bgr: np.ndarray,
+    contract: dict[str, Any],
+    displayed_to_image: float,
+    icon_centers_px: list[list[tuple[float, float]]] | None = None,
+) -> np.ndarray:
+    """A copy of ``image_bgr`` with the contract drawn on it (BGR uint8).
+
+    ``icon_centers_px``: per contract item, its icons' centres (displayed px) in the order of
+    its ``icons``; without them the marks are drawn in a row at the item's centre.
+    """
     out = image_bgr.copy()
     h, w = out.shape[:2]
     thick = max(1, round(max(h, w) / 700))
@@ -39,11 +48,15 @@ def annotate(image_bgr: np.ndarray, contract: dict[str, Any], displayed_to_image
         if item["face"] == "down" and item["kind"] == "coaster":
             color = _FACE_DOWN
         cv2.polylines(out, [px(item["polygon_px"])], True, color, thick, cv2.LINE_AA)
-    for item in contract.get("items", []):
+    for n, item in enumerate(contract.get("items", [])):
         centre = px(item["center_px"])
         icons = item.get("icons", [])
+        known = icon_centers_px[n] if icon_centers_px and n < len(icon_centers_px) else []
         for k, icon in enumerate(icons):
-            at = centre + np.array([(k - (len(icons) - 1) / 2) * 9 * thick, 0], np.int32)
+            if len(known) == len(icons):
+                at = px(known[k])
+            else:
+                at = centre + np.array([(k - (len(icons) - 1) / 2) * 9 * thick, 0], np.int32)
             _mark(out, at, bool(icon["visible"]), 3 * thick, thick)
     _money_box(out, contract, thick)
     return out

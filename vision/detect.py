@@ -32,7 +32,7 @@ COARSE_TEMPLATE_PX_PER_MM = 2.0
 #: Scale of the rectified table view (px/mm): about the resolution of a phone photo's items.
 CANVAS_PX_PER_MM = 1.6
 #: Largest rectified view (px); the scale is lowered for very wide views.
-MAX_CANVAS_PIXELS = 4_000_000
+MAX_CANVAS_PIXELS = 6_000_000
 #: Spacing of the exactly computed points of the rectification map (canvas px).
 _MAP_GRID_PX = 8
 #: Table regions seen coarser than this (working px per mm) are not searched.

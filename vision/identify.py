@@ -42,7 +42,9 @@ class IdentifiedItem:
 
     ``gains``: per-channel factors (B, G, R) mapping art colours to observed ones;
     ``color_margin``: how much better the chosen colour explains the pixels than the runner-up
-    (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm).
+    (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm);
+    ``fit_error``: median error (summed BGR levels) of the chosen art on its colour-dependent
+    pixels near those features.
     """
 
     side: Side
@@ -52,6 +54,7 @@ class IdentifiedItem:
     gains: np.ndarray
     color_margin: float
     points_local_mm: np.ndarray
+    fit_error: float = 0.0
 
 
 def local_to_canvas_matrix(view: CanvasView, pose: ItemPose) -> np.ndarray:
@@ -174,8 +177,18 @@ def identify(
         whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
         runner_up = errors[1][0] if len(errors) > 1 else errors[0][0]
         margin = (runner_up - errors[0][0]) / max(runner_up, 1e-6)
-        per_side.append((float(np.median(whole)), candidate, best, renderings[best], gains, margin))
-    err, best_side, k, rendering, gains, margin = min(per_side, key=lambda r: r[0])
+        per_side.append(
+            (
+                float(np.median(whole)),
+                candidate,
+                best,
+                renderings[best],
+                gains,
+                margin,
+                errors[0][0],
+            )
+        )
+    err, best_side, k, rendering, gains, margin, fit_error = min(per_side, key=lambda r: r[0])
     color = colors[k]
     if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
         best_side, rendering = _back_shape(library, view, best_side, color, pose, gains, err)
@@ -187,6 +200,7 @@ def identify(
         gains=gains,
         color_margin=float(margin),
         points_local_mm=points_local_mm,
+        fit_error=float(fit_error),
     )
 
 

@@ -37,8 +37,10 @@ MIN_CORNER_SHARE = 0.1
 MIN_FULL_SHARE = 0.4
 #: Inside the stripe a napkin is paper: at least this share of it is unsaturated...
 MIN_PAPER_SHARE = 0.5
-#: ...that is, (max - min) / max of B, G, R below this.
+#: ...that is, (max - min) / max of B, G, R below this; and the stripe's ink is darker than the
+#: paper's by at least this share of the paper's.
 MAX_PAPER_SATURATION = 0.3
+MIN_STRIPE_CONTRAST = 0.15
 #: A candidate sharing more than this share of its area with a known napkin is that napkin.
 MAX_SHARED_AREA = 0.5
 #: At most this many napkins are looked for.
@@ -158,17 +160,36 @@ def _full_napkin_edges(library: ArtLibrary, side: Side, px_per_mm: float) -> int
 
 
 def _is_paper(view: CanvasView, centre: np.ndarray, angle: float, half_px: float) -> bool:
-    """Whether the region inside the stripe is mostly unsaturated (paper), canvas px."""
-    c, s = np.cos(angle), np.sin(angle)
-    r = half_px * 0.75
-    corners = np.array([[-r, -r], [r, -r], [r, r], [-r, r]]) @ np.array([[c, s], [-s, c]])
-    mask = np.zeros(view.image_bgr.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(corners + centre).astype(np.int32)], 1)
-    pixels = view.image_bgr[mask > 0].astype(np.float32)
-    if len(pixels) < 50:
+    """Whether the candidate looks like a napkin: unsaturated paper inside a darker stripe.
+
+    Canvas px. Inside the stripe most pixels are unsaturated (paper), and the stripe band is
+    clearly darker in the ink channel than that paper (a printed border, not bare table).
+    """
+    paper = _square_band(view, centre, angle, 0.0, half_px * 0.7)
+    stripe = _square_band(view, centre, angle, half_px * 57.8 / 65, half_px * 59.7 / 65)
+    if len(paper) < 50 or len(stripe) < 20:
         return False
-    saturation = (pixels.max(axis=1) - pixels.min(axis=1)) / (pixels.max(axis=1) + 1.0)
-    return bool((saturation < MAX_PAPER_SATURATION).mean() >= MIN_PAPER_SHARE)
+    saturation = (paper.max(axis=1) - paper.min(axis=1)) / (paper.max(axis=1) + 1.0)
+    if (saturation < MAX_PAPER_SATURATION).mean() < MIN_PAPER_SHARE:
+        return False
+    paper_ink = float(np.median(paper.min(axis=1)))
+    stripe_ink = float(np.median(stripe.min(axis=1)))
+    return paper_ink - stripe_ink > MIN_STRIPE_CONTRAST * paper_ink
+
+
+def _square_band(
+    view: CanvasView, centre: np.ndarray, angle: float, inner_px: float, outer_px: float
+) -> np.ndarray:
+    """(N, 3) float BGR pixels between two concentric squares (half sizes, canvas px)."""
+    c, s = np.cos(angle), np.sin(angle)
+    mask = np.zeros(view.image_bgr.shape[:2], np.uint8)
+    for half, value in ((outer_px, 1), (inner_px, 0)):
+        if half <= 0:
+            continue
+        corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+        corners = corners @ np.array([[c, s], [-s, c]]) + centre
+        cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], value)
+    return view.image_bgr[mask > 0].astype(np.float32)
 
 
 def _detection(side: Side, pose: ItemPose, local: np.ndarray, canvas: np.ndarray) -> SideDetection:

@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from games.beer_pretzels.catalogue import Catalogue, Face, load_catalogue
+from games.beer_pretzels.geometry import icon_polygons_mm
 from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import SceneError, score_scene
 from vision.annotate import annotate
@@ -46,6 +47,7 @@ from vision.load import LoadedPhoto, load_photo
 from vision.napkins import find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.plane import ItemObservation, PlaneFit, TablePlane, fit_table_plane
+from vision.segmentation import segmenter, segmenter_enabled
 
 #: Margin around the items kept in the final rectified view (mm).
 _VIEW_MARGIN_MM = 40.0
@@ -57,10 +59,17 @@ class ScoredPhoto:
 
     contract: dict[str, Any]
     photo: LoadedPhoto = field(repr=False)
+    #: per contract item, the centre of each of its icons (displayed px), in the item's order
+    icon_centers_px: list[list[tuple[float, float]]] = field(default_factory=list, repr=False)
 
     def annotated_jpeg(self, max_long_side_px: int = 2048, quality: int = 85) -> bytes:
         """The working image with boundary, items, icons and money drawn on it, as JPEG."""
-        image = annotate(self.photo.image_bgr, self.contract, 1 / self.photo.working_to_displayed)
+        image = annotate(
+            self.photo.image_bgr,
+            self.contract,
+            1 / self.photo.working_to_displayed,
+            self.icon_centers_px,
+        )
         h, w = image.shape[:2]
         factor = min(1.0, max_long_side_px / max(h, w))
         if factor < 1.0:
@@ -93,20 +102,28 @@ def score_photo(
     coarse = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
     coarse_view = rectify(image, coarse)
     detections = detect_sides(coarse_view, library)
+    by_features = len(detections)
     detections += find_napkins(coarse_view, library, detections)
     if not detections:
         raise NoGameFound("no Beer & Pretzels coaster or napkin was found in the photo")
     fit = _fit_plane(detections, coarse_view, coarse, (w, h))
     view = rectify(image, fit.plane, _bounds_around(detections, fit))
-    items = [
-        identify(library, view, d.side, pose, d.points_local_mm[mask])
-        for d, pose, mask in zip(detections, fit.poses, fit.inlier_masks, strict=True)
-    ]
+    items = []
+    for k, (d, pose, mask) in enumerate(zip(detections, fit.poses, fit.inlier_masks, strict=True)):
+        item = identify(library, view, d.side, pose, d.points_local_mm[mask])
+        if k >= by_features and not _napkin_confirmed(item, int(mask.sum())):
+            continue
+        items.append(item)
     stacking = stacking_order(view, items)
-    boundary = find_boundary(image, item_mask=_item_mask(items, fit.plane, (w, h)))
+    item_mask, string_prior = _item_mask(items, fit.plane, (w, h)), None
+    if segmenter_enabled():  # the learned segmenter (TABLESCORE_SEGMENTER=1)
+        segmentation = segmenter().segment(image)
+        item_mask |= segmentation.items_mask()
+        string_prior = segmentation.probability("string")
+    boundary = find_boundary(image, item_mask=item_mask, string_prior=string_prior)
     if boundary is None:
         # the item mask is only a hint (where the string may hide): look again without it
-        boundary = find_boundary(image)
+        boundary = find_boundary(image, string_prior=string_prior)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     placed = placed_items(items, stacking.z, catalogue)
@@ -128,7 +145,24 @@ def score_photo(
         warnings=warnings,
     )
     contract["timing_ms"] = {"total": round((time.perf_counter() - started) * 1000, 1)}
-    return ScoredPhoto(contract=contract, photo=loaded)
+    return ScoredPhoto(
+        contract=contract,
+        photo=loaded,
+        icon_centers_px=_icon_centres(scene, catalogue, fit.plane, loaded.working_to_displayed),
+    )
+
+
+def _icon_centres(
+    scene: Scene, catalogue: Catalogue, plane: TablePlane, working_to_displayed: float
+) -> list[list[tuple[float, float]]]:
+    """Centres of every item's icons in displayed px (empty for napkins and backs)."""
+    out = []
+    for item in scene.items:
+        outlines = icon_polygons_mm(item, catalogue)
+        centres = [np.asarray(poly.centroid.coords[0]) for poly in outlines.values()]
+        px = plane.table_to_image(np.array(centres)) * working_to_displayed if centres else []
+        out.append([(float(x), float(y)) for x, y in px])
+    return out
 
 
 def _fit_plane(
@@ -158,6 +192,17 @@ def _fit_plane(
         rms_px=fit.rms_px,
         inlier_masks=tuple(fit.inlier_masks[k] for k in back),
     )
+
+
+#: A napkin found by its edges alone must keep this many edge points in the plane fit...
+_MIN_NAPKIN_EDGE_POINTS = 6
+#: ...and its art must explain its stripe within this error (summed BGR levels).
+_MAX_NAPKIN_FIT_ERROR = 100.0
+
+
+def _napkin_confirmed(item: IdentifiedItem, edge_points: int) -> bool:
+    """Whether a napkin found by its straight edges also fits the plane and looks like a napkin."""
+    return edge_points >= _MIN_NAPKIN_EDGE_POINTS and item.fit_error <= _MAX_NAPKIN_FIT_ERROR
 
 
 def _bounds_around(detections: list[SideDetection], fit: PlaneFit) -> np.ndarray:
