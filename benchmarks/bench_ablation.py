@@ -50,19 +50,27 @@ def render_missing(folder: Path, seed: int, n: int, size: tuple[int, int]) -> No
             write_sample(make_sample(seed, index, options, catalogue), folder)
 
 
-def score_all(folder: Path, n: int, mode: str) -> list[PhotoEvaluation]:
-    os.environ[ENABLED_ENV] = mode
+def score_both(folder: Path, n: int) -> dict[str, list[PhotoEvaluation]]:
+    """Each photo scored by both paths in turn (same process, same code)."""
     catalogue = load_catalogue()
-    results = []
+    results: dict[str, list[PhotoEvaluation]] = {name: [] for name in MODES}
     for photo in load_ground_truth(folder, limit=n):
-        started = time.perf_counter()
-        try:
-            contract = score_photo(photo.image_path, catalogue=catalogue).contract
-            error = None
-        except PhotoError as exc:
-            contract, error = None, exc.code
-        seconds = time.perf_counter() - started
-        results.append(evaluate_photo(contract, photo.truth, seconds=seconds, error=error))
+        for name, mode in MODES.items():
+            os.environ[ENABLED_ENV] = mode
+            started = time.perf_counter()
+            try:
+                contract = score_photo(photo.image_path, catalogue=catalogue).contract
+                error = None
+            except PhotoError as exc:
+                contract, error = None, exc.code
+            seconds = time.perf_counter() - started
+            evaluation = evaluate_photo(contract, photo.truth, seconds=seconds, error=error)
+            results[name].append(evaluation)
+        print(
+            f"{photo.image_path.name}: exact "
+            + " / ".join(str(results[name][-1].exact) for name in MODES),
+            flush=True,
+        )
     return results
 
 
@@ -86,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     render_missing(args.photos, args.seed, args.n, parse_size(args.size))
 
-    results = {name: score_all(args.photos, args.n, mode) for name, mode in MODES.items()}
+    results = score_both(args.photos, args.n)
     summaries = {name: summarise(r)["all"].to_json() for name, r in results.items()}
     print(f"hard split: {args.n} photos, seed {args.seed}, {args.size}")
     print("metric".ljust(26) + "".join(name.rjust(16) for name in summaries))

@@ -27,6 +27,7 @@ import numpy as np
 from vision._string_color import StringColour, calibrate, string_likelihood
 from vision._string_fragments import Fragment, extract_fragments, weigh_item_contact
 from vision._string_loop import LOOP_LENGTH_WIDTHS, LoopTrace, link_loop
+from vision._string_prior import gate_likelihood
 from vision._string_refine import refine_centre_line
 from vision._string_ridges import RIDGE_SIGMAS_PX, centre_line_mask, ridge_maps
 
@@ -70,12 +71,16 @@ def find_boundary(
     *,
     item_mask: np.ndarray | None = None,
     string_rgb: tuple[int, int, int] = DEFAULT_STRING_RGB,
+    string_prior: np.ndarray | None = None,
 ) -> Boundary | None:
     """The string loop in a working image, or None when no plausible closed loop is found.
 
     ``image_bgr``: (H, W, 3) uint8 working image. ``item_mask``: (H, W) bool, True where
     coasters/napkins lie (the string may pass under them), or None when unknown.
-    ``string_rgb``: the string's nominal colour (sRGB 0-255).
+    ``string_rgb``: the string's nominal colour (sRGB 0-255). ``string_prior``: optional
+    (h, w) float 0..1 probability of string over the whole working image at any resolution
+    (e.g. the learned segmenter's, :mod:`vision.segmentation`); it damps the colour likelihood
+    where it sees no string (:func:`vision._string_prior.gate_likelihood`).
     """
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
         raise ValueError(
@@ -100,11 +105,11 @@ def find_boundary(
     search_items = _SearchItems.from_mask(small_items)
 
     nominal = StringColour.from_rgb(string_rgb)
-    trace, fragments = _search_loop(small_bgr, search_items, nominal)
+    trace, fragments = _search_loop(small_bgr, search_items, nominal, string_prior)
     colour = nominal
     if trace is None or _confidence(trace) < CONFIDENT:
         for alternative in _alternative_colours(small_bgr, nominal, trace, fragments):
-            retry, _ = _search_loop(small_bgr, search_items, alternative)
+            retry, _ = _search_loop(small_bgr, search_items, alternative, string_prior)
             if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
                 colour, trace = alternative, retry
                 if _confidence(trace) >= CONFIDENT:
@@ -143,11 +148,16 @@ class _SearchItems:
 
 
 def _search_loop(
-    small_bgr: np.ndarray, items: _SearchItems, colour: StringColour
+    small_bgr: np.ndarray,
+    items: _SearchItems,
+    colour: StringColour,
+    string_prior: np.ndarray | None = None,
 ) -> tuple[LoopTrace | None, list[Fragment]]:
-    """Stages 1-3 in the analysis image: likelihood, ridges, centre-line fragments, and the
-    closed loop through them (None if there is none)."""
+    """Stages 1-3 in the analysis image: likelihood (gated by ``string_prior`` when given),
+    ridges, centre-line fragments, and the closed loop through them (None if there is none)."""
     likelihood = string_likelihood(small_bgr, colour)
+    if string_prior is not None:
+        likelihood = gate_likelihood(likelihood, string_prior)
     if items.covered is not None:
         likelihood[items.covered] = 0.0
     ridges = ridge_maps(likelihood)

@@ -87,6 +87,14 @@ class Segmentation:
         """(h, w) uint8: the most probable class id per model pixel."""
         return self.probabilities.argmax(axis=0).astype(np.uint8)
 
+    def items_mask(self, threshold: float = 0.5) -> np.ndarray:
+        """(H, W) bool in the WORKING image's pixels: True where coasters and napkins (any
+        colour or side) together have probability above ``threshold``."""
+        items = [k for k, name in enumerate(self.class_names) if name.startswith("coaster")]
+        items.append(self.class_names.index("napkin"))
+        total = self.probabilities[items].sum(axis=0)
+        return cv2.resize(total, self.image_size_px, interpolation=cv2.INTER_LINEAR) > threshold
+
     def resized(self, class_name: str, size_px: tuple[int, int]) -> np.ndarray:
         """(height, width) float32 probability of one class, bilinearly resampled to
         ``size_px`` (width, height), e.g. the working image's or an analysis image's size."""
