@@ -6,34 +6,48 @@ Two opponent models (:class:`Opponents`):
 * ``RANDOM``: **expectimax** — the advised player maximises his expected final score while the
   others pick uniformly among their legal moves (casual tables; what the benchmark plays).
 
-The search is iterative deepening over the plies still to play, within a node budget:
+First the adviser tries to search the rest of the game within a node budget. When every line of
+play reaches the end, the result is **exact**: perfect play for the rest of the game under the
+model. Otherwise the search is bounded, and how positions beyond the horizon are valued depends
+on the model:
 
-* When an iteration reaches the end of every line of play (no line is cut by the depth limit),
-  the result is **exact**: perfect play for the rest of the game under the model.
-* Otherwise the best move of the deepest finished iteration is returned, and positions at the
-  depth limit are valued by the **heuristic**: each player's points now plus his share of the
-  stones still reachable by the gray stone — the stones connected to it through occupied
-  cells, split evenly between the players and each valued at what it would add to that
-  player's tray (10 for the rare colour, ``2k + 1`` for a colour he holds ``k`` of) — and the
-  final score is that estimate plus the next player's. So the heuristic likes material and
-  keeping a large connected area (a long game) around the gray stone. The horizon grows by
-  itself as the game shrinks.
+* ``RATIONAL``: iterative deepening; the best move of the deepest finished iteration is
+  returned, and positions at the depth limit are valued by the **reachable-stones heuristic**:
+  each player's points now plus his share of the stones still reachable by the gray stone — the
+  stones connected to it through occupied cells, split evenly between the players and each
+  valued at what it would add to that player's tray (10 for the rare colour, ``2k + 1`` for a
+  colour he holds ``k`` of) — and the final score is that estimate plus the next player's. So
+  the heuristic likes material and a large connected area around the gray stone.
+* ``RANDOM``: expectimax :data:`PLAYOUT_PLIES` plies deep (the advised move and the two replies
+  in a 3-player game), positions there valued by **Monte Carlo playouts**: the mean final
+  scores of :data:`PLAYOUTS_PER_LEAF` games finished with the others moving at random and the
+  advised player taking the stone worth most to him (ties: the cell with the most stones next to
+  it) — see :mod:`games.nachbarn._rollout`. Unlike the reachable-stones count, playouts see that
+  random opponents soon walk the gray stone into a corner or along an empty trail and end the
+  game early, which is what loses points against them. The playouts draw from a generator
+  seeded by the position, so advice is deterministic.
 
 Ties between moves go to the move that gives the next player (whose points count for the mover
-too) the most, then to the lower cell index, so advice is deterministic.
+too) the most, then to the lower cell index.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from enum import Enum
 
 from games.engine import Advice, IllegalAction
+from games.nachbarn._rollout import playouts
 from games.nachbarn.board import NEIGHBOURS
 from games.nachbarn.state import COLOURS, RARE_COLOUR, RARE_POINTS, NachbarnState
 
 DEFAULT_NODE_BUDGET = 10_000
-"""Positions one piece of advice may visit (about 0.1-0.2 s on a laptop core)."""
+"""Positions the search to the end (and the bounded max-n search) may visit (about 0.1 s)."""
+PLAYOUT_PLIES = 3
+"""Depth of the bounded search against random opponents before playouts take over."""
+PLAYOUTS_PER_LEAF = 12
+"""Playouts that value each position at that depth."""
 
 _RARE = COLOURS.index(RARE_COLOUR)
 _EMPTY = -1
@@ -77,13 +91,28 @@ class _Search:
         self.budget = budget
         self.nodes = 0
         self.cut = False
+        self.playout_rng: random.Random | None = None
+        self.playout_moves = 0
 
     def finals(self, own: list[float]) -> Finals:
         n = self.n
         return tuple(own[i] + own[(i + 1) % n] for i in range(n))
 
-    def estimate(self, gray: int) -> Finals:
-        """Heuristic final scores at the search horizon (see the module docstring)."""
+    def estimate(self, gray: int, mover: int) -> Finals:
+        """Estimated final scores at the search horizon (see the module docstring)."""
+        if self.playout_rng is not None:
+            own, moves = playouts(
+                self.board,
+                self.counts,
+                self.points,
+                gray,
+                mover,
+                self.me,
+                PLAYOUTS_PER_LEAF,
+                self.playout_rng,
+            )
+            self.playout_moves += moves
+            return self.finals(own)
         board = self.board
         seen = {gray}
         frontier = [gray]
@@ -119,7 +148,7 @@ class _Search:
             return self.finals(self.points)
         if depth == 0:
             self.cut = True
-            return self.estimate(gray)
+            return self.estimate(gray, mover)
         if self.random_opponents and mover != self.me:
             children = [self._child(mover, cell, depth) for cell in moves]
             return tuple(sum(v[i] for v in children) / len(children) for i in range(self.n))
@@ -159,12 +188,14 @@ def search(
     node_budget: int = DEFAULT_NODE_BUDGET,
     opponents: Opponents = Opponents.RATIONAL,
 ) -> SearchResult:
-    """The best move for the player to move by iterative deepening within ``node_budget``."""
+    """The best move for the player to move (see the module docstring for the search)."""
     if state.is_terminal():
         raise IllegalAction("the game is over: there is no move to advise")
+    remaining_stones = sum(1 for s in state.board if s is not None) - 1
+    if opponents is Opponents.RANDOM:
+        return _search_random(state, node_budget, remaining_stones)
     result: SearchResult | None = None
     total_nodes = 0
-    remaining_stones = sum(1 for s in state.board if s is not None) - 1
     for depth in range(1, remaining_stones + 1):
         s = _Search(state, node_budget - total_nodes, opponents)
         try:
@@ -180,6 +211,21 @@ def search(
         cell, finals = s.root(state.gray, 1)
         result = SearchResult(cell, finals, 1, False, s.nodes)
     return result
+
+
+def _search_random(state: NachbarnState, node_budget: int, remaining_stones: int) -> SearchResult:
+    """Expectimax to the end within ``node_budget``, else a few plies and playouts beyond."""
+    s = _Search(state, node_budget, Opponents.RANDOM)
+    try:
+        cell, finals = s.root(state.gray, remaining_stones)
+        return SearchResult(cell, finals, remaining_stones, True, s.nodes)
+    except _OutOfBudget:
+        spent = s.nodes
+    s = _Search(state, 10**9, Opponents.RANDOM)
+    s.playout_rng = random.Random(repr((state.board, state.to_move, state.trays)))
+    cell, finals = s.root(state.gray, PLAYOUT_PLIES)
+    nodes = spent + s.nodes + s.playout_moves
+    return SearchResult(cell, finals, PLAYOUT_PLIES, not s.cut, nodes)
 
 
 def advise(
@@ -203,10 +249,14 @@ def advise(
             f"with {model}; {name} finishes with {expected}"
         )
     else:
+        beyond = (
+            "points plus a share of the stones still reachable"
+            if opponents is Opponents.RATIONAL
+            else f"the mean of {PLAYOUTS_PER_LEAF} seeded playouts to the end"
+        )
         how = (
             f"bounded search: {r.depth} plies ahead ({r.nodes} positions) with {model}, "
-            "positions beyond valued by points plus a share of the stones still reachable; "
-            f"{name} is then estimated at {expected}"
+            f"positions beyond valued by {beyond}; {name} is then estimated at {expected}"
         )
     return Advice(
         action={"take": r.cell},
