@@ -21,9 +21,10 @@ from vision.synthetic.render import render_photo
 from vision.synthetic.scene_sampler import Difficulty, Landing, SampledRound
 from vision.synthetic.style import sample_look
 
-#: Table size around the lone item (mm) and where the item lies on it.
-_TABLE_MM = (900.0, 900.0)
-_CENTRE_MM = (450.0, 450.0)
+#: Table size around the lone item (mm) and where the item lies on it: a small table keeps every
+#: object the renderer scatters on it (crumbs, glasses) in front of a close-up camera.
+_TABLE_MM = (400.0, 400.0)
+_CENTRE_MM = (200.0, 200.0)
 #: Radius of the hidden loop under the item (mm).
 _HIDDEN_LOOP_MM = 12.0
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from games.beer_pretzels.catalogue import Shape
 from vision.art import ink_channel
-from vision.calibration.art_frame import ART_PX_PER_MM, mm_to_art_px
+from vision.calibration.art_frame import ART_PX_PER_MM
 
 #: Width of the photo border that shows the table (share of the short side).
 BORDER_SHARE = 0.04
@@ -497,6 +497,3 @@ def mm_outline_in_photo(photo_to_mm: np.ndarray, outline_mm: np.ndarray) -> np.n
     inv = np.linalg.inv(photo_to_mm)
     p = np.column_stack([outline_mm, np.ones(len(outline_mm))]) @ inv.T
     return p[:, :2] / p[:, 2:3]
-
-
-__all__ = ["ItemInPhoto", "RectifiedPhoto", "mm_to_art_px"]

@@ -109,3 +109,16 @@ def test_rows_table_lists_the_editable_fields(small_set):
         "keep",
     ]
     assert "three" in table and "outline" not in table
+
+
+def test_shapes_are_read_from_the_photos(small_set):
+    rows = {row.item: row for row in small_set.shapes}
+    assert set(rows) == {"three", "napkin"}
+    assert (rows["three"].kind, rows["three"].size_mm, rows["three"].corner_radius_mm) == (
+        "rounded_square",
+        85.0,
+        6.0,
+    )
+    assert rows["napkin"].shape() == small_set.truth.napkin.shape
+    with pytest.raises(CalibrationError, match="shape"):
+        dataclasses.replace(rows["three"], kind="hexagon").shape()
