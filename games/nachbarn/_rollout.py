@@ -12,6 +12,7 @@ and the advised seat follows a fixed policy (:func:`advised_move`). Playouts dra
 
 from __future__ import annotations
 
+import math
 import random
 
 from games.nachbarn.board import NEIGHBOURS
@@ -23,6 +24,15 @@ _RARE = COLOURS.index(RARE_COLOUR)
 def gain(code: int, held: int) -> int:
     """Points a stone of colour ``code`` adds to a tray that holds ``held`` of that colour."""
     return RARE_POINTS if code == _RARE else 2 * held + 1
+
+
+def utility(final: float, risk: float) -> float:
+    """A risk-averse value of a final score: ``-exp(-final / risk)`` (points; always < 0).
+
+    Concave: a few points more matter most where the final score is low, so a move that keeps
+    the game from ending early with few points is worth more than its mean suggests.
+    """
+    return -math.exp(-final / risk)
 
 
 def advised_move(board: list[int], counts: list[int], moves: list[int]) -> int:
@@ -49,10 +59,16 @@ def playouts(
     me: int,
     runs: int,
     rng: random.Random,
-) -> tuple[list[float], int]:
-    """Each seat's mean own points after ``runs`` playouts to the end, and the moves played."""
+    risk: float,
+) -> tuple[list[float], float, int]:
+    """Playouts to the end: each seat's mean own points, the advised seat's mean utility, moves.
+
+    The utility of a final score ``x`` (own points + the next seat's) is ``-exp(-x / risk)``
+    (see :func:`utility`).
+    """
     n = len(points)
     total = [0.0] * n
+    util = 0.0
     steps = 0
     draw = rng.random
     for _ in range(runs):
@@ -75,4 +91,5 @@ def playouts(
             steps += 1
         for i in range(n):
             total[i] += p[i]
-    return [t / runs for t in total], steps
+        util += utility(p[me] + p[(me + 1) % n], risk)
+    return [t / runs for t in total], util / runs, steps

@@ -24,11 +24,15 @@ on the model:
   advised player taking the stone worth most to him (ties: the cell with the most stones next to
   it) — see :mod:`games.nachbarn._rollout`. Unlike the reachable-stones count, playouts see that
   random opponents soon walk the gray stone into a corner or along an empty trail and end the
-  game early, which is what loses points against them. The playouts draw from a generator
-  seeded by the position, so advice is deterministic.
+  game early, which is what loses points against them. In this bounded search the advised
+  player maximises the expected **risk-averse utility** ``-exp(-final / RISK)`` (``RISK`` = 30
+  points; per playout and at game ends) rather than the expected final score: he gives up a
+  little on average to avoid the lines where the game ends early with few points. The playouts
+  draw from a generator seeded by the position, so advice is deterministic.
 
 Ties between moves go to the move that gives the next player (whose points count for the mover
-too) the most, then to the lower cell index.
+too) the most, then to the lower cell index. Perfect play (exact) always maximises the expected
+final score itself.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from games.engine import Advice, IllegalAction
-from games.nachbarn._rollout import playouts
+from games.nachbarn._rollout import playouts, utility
 from games.nachbarn.board import NEIGHBOURS
 from games.nachbarn.state import COLOURS, RARE_COLOUR, RARE_POINTS, NachbarnState
 
@@ -48,6 +52,8 @@ PLAYOUT_PLIES = 3
 """Depth of the bounded search against random opponents before playouts take over."""
 PLAYOUTS_PER_LEAF = 12
 """Playouts that value each position at that depth."""
+RISK = 30.0
+"""Scale (points) of the advised player's risk-averse utility in the bounded random-model search."""
 
 _RARE = COLOURS.index(RARE_COLOUR)
 _EMPTY = -1
@@ -95,13 +101,17 @@ class _Search:
         self.playout_moves = 0
 
     def finals(self, own: list[float]) -> Finals:
+        """Final scores, and (bounded random-model search) the advised seat's utility last."""
         n = self.n
-        return tuple(own[i] + own[(i + 1) % n] for i in range(n))
+        f = tuple(own[i] + own[(i + 1) % n] for i in range(n))
+        if self.playout_rng is None:
+            return f
+        return (*f, utility(f[self.me], RISK))
 
     def estimate(self, gray: int, mover: int) -> Finals:
         """Estimated final scores at the search horizon (see the module docstring)."""
         if self.playout_rng is not None:
-            own, moves = playouts(
+            own, util, moves = playouts(
                 self.board,
                 self.counts,
                 self.points,
@@ -110,9 +120,10 @@ class _Search:
                 self.me,
                 PLAYOUTS_PER_LEAF,
                 self.playout_rng,
+                RISK,
             )
             self.playout_moves += moves
-            return self.finals(own)
+            return (*self.finals(own)[: self.n], util)
         board = self.board
         seen = {gray}
         frontier = [gray]
@@ -151,15 +162,18 @@ class _Search:
             return self.estimate(gray, mover)
         if self.random_opponents and mover != self.me:
             children = [self._child(mover, cell, depth) for cell in moves]
-            return tuple(sum(v[i] for v in children) / len(children) for i in range(self.n))
+            return tuple(sum(column) / len(children) for column in zip(*children, strict=True))
         return self._best(mover, moves, depth)[1]
 
     def _best(self, mover: int, moves: list[int], depth: int) -> tuple[int, Finals]:
         nxt = (mover + 1) % self.n
+        key = mover
+        if mover == self.me and self.playout_rng is not None:
+            key = self.n  # the advised seat's utility
         best_cell, best = -1, None
         for cell in sorted(moves):
             v = self._child(mover, cell, depth)
-            if best is None or (v[mover], v[nxt]) > (best[mover], best[nxt]):
+            if best is None or (v[key], v[nxt]) > (best[key], best[nxt]):
                 best_cell, best = cell, v
         assert best is not None
         return best_cell, best
@@ -225,7 +239,8 @@ def _search_random(state: NachbarnState, node_budget: int, remaining_stones: int
     s.playout_rng = random.Random(repr((state.board, state.to_move, state.trays)))
     cell, finals = s.root(state.gray, PLAYOUT_PLIES)
     nodes = spent + s.nodes + s.playout_moves
-    return SearchResult(cell, finals, PLAYOUT_PLIES, not s.cut, nodes)
+    # Not "exact" even when every line ended within the plies: it maximised the utility.
+    return SearchResult(cell, finals[: s.n], PLAYOUT_PLIES, False, nodes)
 
 
 def advise(

@@ -1,8 +1,11 @@
 """Nachbarn adviser against random opponents: playouts and the bounded expectimax search."""
 
+import math
 import random
 
-from games.nachbarn._rollout import advised_move, playouts
+import pytest
+
+from games.nachbarn._rollout import advised_move, playouts, utility
 from games.nachbarn.adviser import PLAYOUTS_PER_LEAF, Opponents, advise, search
 from games.nachbarn.board import CELL_COUNT, CELLS, NEIGHBOURS
 from games.nachbarn.state import COLOURS, GRAY, NachbarnState
@@ -32,7 +35,9 @@ def test_playouts_of_a_forced_line_are_exact_and_count_moves():
     for q in (1, 2, 3):
         board[cell(q, 0)] = RED
     counts = [[0] * len(COLOURS) for _ in range(3)]
-    own, moves = playouts(board, counts, [0.0, 0.0, 0.0], cell(0, 0), 0, 0, 5, random.Random(1))
+    own, _, moves = playouts(
+        board, counts, [0.0, 0.0, 0.0], cell(0, 0), 0, 0, 5, random.Random(1), 30.0
+    )
     assert own == [1.0, 1.0, 1.0]
     assert moves == 15
     assert board.count(RED) == 3 and counts == [[0] * len(COLOURS)] * 3  # inputs untouched
@@ -41,8 +46,11 @@ def test_playouts_of_a_forced_line_are_exact_and_count_moves():
 def test_playouts_of_a_finished_position_change_nothing():
     board = [-1] * CELL_COUNT
     counts = [[1, 0, 0, 0, 0], [0, 2, 0, 0, 0], [0, 0, 0, 0, 1]]
-    own, moves = playouts(board, counts, [1.0, 4.0, 10.0], 18, 2, 0, 3, random.Random(0))
+    own, util, moves = playouts(
+        board, counts, [1.0, 4.0, 10.0], 18, 2, 0, 3, random.Random(0), 30.0
+    )
     assert own == [1.0, 4.0, 10.0] and moves == 0
+    assert util == pytest.approx(utility(1.0 + 4.0, 30.0)) == pytest.approx(-math.exp(-5 / 30))
 
 
 def test_playouts_are_reproducible_from_the_seed():
@@ -51,12 +59,12 @@ def test_playouts_are_reproducible_from_the_seed():
     board = [code.get(s, -1) if s else -1 for s in state.board]
     counts = [[0] * len(COLOURS) for _ in range(3)]
     runs = [
-        playouts(board, counts, [0.0] * 3, state.gray, 0, 1, 20, random.Random(seed))
+        playouts(board, counts, [0.0] * 3, state.gray, 0, 1, 20, random.Random(seed), 30.0)
         for seed in (7, 7, 8)
     ]
     assert runs[0] == runs[1]
     assert runs[0] != runs[2]
-    own, moves = runs[0]
+    own, _, moves = runs[0]
     assert 20 * 3 <= moves <= 20 * 36
     assert all(p > 0 for p in own)
 
