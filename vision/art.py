@@ -16,17 +16,25 @@ Frames and units
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Lock
 
 import cv2
 import numpy as np
+import platformdirs
 
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, Shape
 
 #: SIFT descriptor distance below which two template features are repeats of one motif.
 TWIN_DESCRIPTOR_DISTANCE = 120.0
+#: Environment variable naming the folder of cached templates; empty turns the disk cache off.
+CACHE_DIR_ENV = "TABLESCORE_CACHE_DIR"
+#: Bumped whenever the way templates are computed changes (old cache files are then ignored).
+_TEMPLATE_FORMAT = 1
 
 
 def ink_channel(image_bgr: np.ndarray) -> np.ndarray:
@@ -111,12 +119,40 @@ class ArtLibrary:
         return tuple(dict.fromkeys([by_ink[0].name, by_ink[-1].name]))
 
     def template(self, side: Side, px_per_mm: float) -> SideTemplate:
-        """SIFT features of ``side`` at ``px_per_mm`` (computed once, then cached)."""
+        """SIFT features of ``side`` at ``px_per_mm``: computed once per process and kept in
+        memory, and kept on disk (:func:`template_cache_dir`) so that later processes only load
+        them. The disk copy is keyed by the art files' bytes and the OpenCV version."""
         key = (side.label, round(px_per_mm, 4))
         with self._lock:
             cached = self._template_cache.get(key)
         if cached is not None:
             return cached
+        path = self._template_file(side, px_per_mm)
+        template = _read_template(path, side, px_per_mm) if path is not None else None
+        if template is None:
+            template = self._compute_template(side, px_per_mm)
+            if path is not None:
+                _write_template(path, template)
+        with self._lock:
+            self._template_cache[key] = template
+        return template
+
+    def _template_file(self, side: Side, px_per_mm: float) -> Path | None:
+        """Where the disk copy of a template lives (None when the disk cache is off)."""
+        folder = template_cache_dir()
+        if folder is None:
+            return None
+        digest = hashlib.sha256(
+            f"{_TEMPLATE_FORMAT}|{cv2.__version__}|{side.label}|{round(px_per_mm, 4)}".encode()
+        )
+        for color in self.reference_colors():
+            try:
+                digest.update(self.art_path(side, color).read_bytes())
+            except OSError:
+                return None  # art_rgba reports the missing file when computing
+        return folder / f"{side.label}-{digest.hexdigest()[:32]}.npz"
+
+    def _compute_template(self, side: Side, px_per_mm: float) -> SideTemplate:
         points_list, descriptor_list, angles, sizes = [], [], [], []
         sift = cv2.SIFT_create()
         for color in self.reference_colors():
@@ -140,7 +176,7 @@ class ArtLibrary:
         dist2 = sq[:, None] + sq[None, :] - 2 * descriptors @ descriptors.T
         twins = dist2 < TWIN_DESCRIPTOR_DISTANCE**2
         np.fill_diagonal(twins, False)
-        template = SideTemplate(
+        return SideTemplate(
             side,
             px_per_mm,
             points_mm,
@@ -149,9 +185,62 @@ class ArtLibrary:
             np.array(angles, np.float64),
             np.array(sizes, np.float64),
         )
-        with self._lock:
-            self._template_cache[key] = template
-        return template
+
+
+def template_cache_dir() -> Path | None:
+    """The folder of cached art templates: ``$TABLESCORE_CACHE_DIR`` if set (empty: no disk
+    cache), else the user cache folder (e.g. ``~/.cache/tablescore/templates``)."""
+    configured = os.environ.get(CACHE_DIR_ENV)
+    if configured is not None:
+        return Path(configured) if configured.strip() else None
+    return Path(platformdirs.user_cache_dir("tablescore")) / "templates"
+
+
+_TEMPLATE_ARRAYS = ("points_mm", "descriptors", "twins", "angles_deg", "sizes_px")
+
+
+def _read_template(path: Path, side: Side, px_per_mm: float) -> SideTemplate | None:
+    """The template stored at ``path``, or None when it is absent or unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in _TEMPLATE_ARRAYS}
+    except (OSError, ValueError, KeyError):
+        return None
+    n = len(arrays["points_mm"])
+    shapes_ok = (
+        arrays["points_mm"].shape == (n, 2)
+        and arrays["descriptors"].shape == (n, 128)
+        and arrays["twins"].shape == (n, n)
+        and arrays["angles_deg"].shape == arrays["sizes_px"].shape == (n,)
+    )
+    if not shapes_ok:
+        return None
+    return SideTemplate(
+        side,
+        px_per_mm,
+        arrays["points_mm"].astype(np.float64),
+        arrays["descriptors"].astype(np.float32),
+        arrays["twins"].astype(bool),
+        arrays["angles_deg"].astype(np.float64),
+        arrays["sizes_px"].astype(np.float64),
+    )
+
+
+def _write_template(path: Path, template: SideTemplate) -> None:
+    """Store ``template`` at ``path`` atomically; a folder that cannot be written is skipped
+    (the template is then computed again by the next process)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                np.savez(out, **{name: getattr(template, name) for name in _TEMPLATE_ARRAYS})
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return
 
 
 def _sides(catalogue: Catalogue) -> tuple[Side, ...]:
