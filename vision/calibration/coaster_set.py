@@ -8,8 +8,8 @@ Then, in order:
 1. :func:`find_side_photos` - the photos per side;
 2. :func:`propose_shapes` -> editable :class:`ShapeRow` list (circle or rounded square, size);
 3. :func:`rectify_sides` - every side's art square (10 px/mm, RGBA), all colours of a side
-   turned onto the first colour's frame and lit like it (the scorer renders every colour at
-   one pose and measures the light on what all colours print alike);
+   turned onto the first colour's frame and lit alike (the scorer renders every colour at one
+   pose and measures the light on what all colours print alike);
 4. :func:`propose_icons` -> editable :class:`IconRow` list: each outline found on a face with a
    guessed kind and value, for the person to confirm;
 5. :func:`write_catalogue` - ``components.json`` + ``art/``, loadable by
@@ -297,7 +297,9 @@ def rectify_sides(
     colors: list[str] | None = None,
     progress: bool = False,
 ) -> dict[SideKey, RectifiedSide]:
-    """Rectify every side; all colours of a side are turned onto the first colour's frame.
+    """Rectify every side; all colours of a side are turned onto the first colour's frame and
+    lit alike: each colour's art gets the gains that match its neutral print to the colours'
+    consensus (per-pixel median), so one photo's glare or cast does not set everyone's light.
 
     ``colors``: colour order (default: sorted names); the first colour is the reference.
     """
@@ -309,21 +311,25 @@ def rectify_sides(
     rank = {c: k for k, c in enumerate(order)}
     sides = sorted(photos, key=lambda s: (rank.get(s.color, len(rank)), s.label))
     result: dict[SideKey, RectifiedSide] = {}
-    reference: dict[tuple, RectifiedSide] = {}
+    groups: dict[tuple, list[SideKey]] = {}
     for n, side in enumerate(sides):
         if progress:
             print(f"[{n + 1}/{len(sides)}] {side.label}", flush=True)
         shape = by_item[side.item]
         rectified = rectify_side(side, photos[side], shape)
-        group = side_group(side, shape)
-        if group in reference:
-            turned = turn_side(rectified, _turn_onto(rectified, reference[group]))
-            rectified = dataclasses.replace(
-                turned, art_bgra=match_light(turned.art_bgra, reference[group].art_bgra)
-            )
-        else:
-            reference[group] = rectified
+        members = groups.setdefault(side_group(side, shape), [])
+        if members:
+            rectified = turn_side(rectified, _turn_onto(rectified, result[members[0]]))
+        members.append(side)
         result[side] = rectified
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        consensus = np.median(np.stack([result[k].art_bgra for k in members]), axis=0)
+        consensus = consensus.astype(np.uint8)
+        for k in members:
+            lit = match_light(result[k].art_bgra, consensus)
+            result[k] = dataclasses.replace(result[k], art_bgra=lit)
     return result
 
 
@@ -335,7 +341,8 @@ _ALIKE_LEVELS = 25.0
 
 def match_light(art_bgra: np.ndarray, reference_bgra: np.ndarray) -> np.ndarray:
     """``art_bgra`` with per-channel gains that make its neutral print (cream, paper, black,
-    icon drawings: the same in every colour) match ``reference_bgra``'s, same side and frame.
+    icon drawings: the same in every colour) match ``reference_bgra``'s, same side and frame
+    (the reference: another colour's art, or the colours' per-pixel median).
 
     The scorer measures a photo's light on the pixels all colours print alike, so the art of
     all colours of a side must show them alike; photos of different colours are taken under
