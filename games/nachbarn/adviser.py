@@ -50,7 +50,7 @@ DEFAULT_NODE_BUDGET = 10_000
 """Positions the search to the end (and the bounded max-n search) may visit (about 0.1 s)."""
 PLAYOUT_PLIES = 3
 """Depth of the bounded search against random opponents before playouts take over."""
-PLAYOUTS_PER_LEAF = 12
+PLAYOUTS_PER_LEAF = 24
 """Playouts that value each position at that depth."""
 RISK = 30.0
 """Scale (points) of the advised player's risk-averse utility in the bounded random-model search."""
