@@ -23,7 +23,11 @@ MIN_LOOP_WIDTHS = 0.45 * LOOP_LENGTH_WIDTHS
 MAX_LOOP_WIDTHS = 1.6 * LOOP_LENGTH_WIDTHS
 """...and one longer than this (width underestimated by 1.6x at most) is not either."""
 MAX_OPEN_GAP_WIDTHS = 8.0
-"""Longest gap over free table (glare, a blurred stretch): 8 widths = 48 mm."""
+"""Longest gap over free table (glare, a blurred stretch) at the plain cost: 8 widths = 48 mm."""
+UNEXPLAINED_GAP_WEIGHT = 3.0
+"""Extra cost per width of a gap's open stretch beyond :data:`MAX_OPEN_GAP_WIDTHS` when an
+item mask is given and such gaps are allowed (:func:`link_loop`'s ``unexplained_gaps``): the
+mask is a hint, not a complete list (an item the detector missed hides the string too)."""
 MAX_GAP_WIDTHS = 80.0
 """Longest gap in all, under coasters/napkins: 480 mm, about three overlapping napkins."""
 ITEM_GAP_WEIGHT = 0.15
@@ -66,7 +70,9 @@ class _Link:
     gap_widths: float
 
 
-def link_loop(fragments: list[Fragment], item_mask: np.ndarray | None) -> LoopTrace | None:
+def link_loop(
+    fragments: list[Fragment], item_mask: np.ndarray | None, *, unexplained_gaps: bool = False
+) -> LoopTrace | None:
     """The best closed loop through the fragments, bridging gaps (long ones under items).
 
     ``item_mask``: (H, W) bool in analysis px, True under coasters/napkins, or None.
@@ -76,11 +82,23 @@ def link_loop(fragments: list[Fragment], item_mask: np.ndarray | None) -> LoopTr
     other fragments is found with Dijkstra's algorithm: walking along a fragment is free, each
     link costs its gap (see :func:`_candidate_links`). Of the loops whose length is plausible
     for the string, the one seen over the greatest length wins.
+
+    With an item mask, gaps over free table longer than :data:`MAX_OPEN_GAP_WIDTHS` are
+    refused unless ``unexplained_gaps``; then they are allowed at a surcharge (an item the mask
+    lacks, e.g. one the detector missed, hides the string there).
     """
     if not fragments:
         return None
     ends = [fragment.end(which) for fragment in fragments for which in (0, 1)]
-    links = _candidate_links(ends, item_mask)
+    links = _candidate_links(ends, item_mask, unexplained_ok=unexplained_gaps)
+    return _best_loop(fragments, ends, links)
+
+
+def _best_loop(
+    fragments: list[Fragment], ends: list[tuple[np.ndarray, np.ndarray, float]], links: list[_Link]
+) -> LoopTrace | None:
+    """The plausible loop seen over the greatest length, from the :data:`ANCHOR_TRIES` longest
+    fragments as anchors, through the given links; None if none."""
     adjacency: list[list[tuple[int, float]]] = [[] for _ in ends]
     for link in links:
         # A link's cost includes the toll of the fragment it leads into.
@@ -149,16 +167,20 @@ def _cheapest_return(
 
 
 def _candidate_links(
-    ends: list[tuple[np.ndarray, np.ndarray, float]], item_mask: np.ndarray | None
+    ends: list[tuple[np.ndarray, np.ndarray, float]],
+    item_mask: np.ndarray | None,
+    *,
+    unexplained_ok: bool,
 ) -> list[_Link]:
     """Every plausible link between two fragment ends, cheapest first.
 
     ``ends``: (position, outward direction, width) per end id; ``item_mask`` analysis px.
-    A link is plausible when its gap is at most :data:`MAX_GAP_WIDTHS` long, at most
-    :data:`MAX_OPEN_GAP_WIDTHS` of it over free table, and both ends point along it (within
-    :data:`MAX_LINK_TURN_DEG`, more when hidden). Its cost: the open widths, plus the hidden
-    widths at :data:`ITEM_GAP_WEIGHT` rising with their length, plus :data:`BEND_WEIGHT` per
-    unit of (1 - cos) of each end's turn.
+    A link is plausible when its gap is at most :data:`MAX_GAP_WIDTHS` long, with a mask at
+    most :data:`MAX_OPEN_GAP_WIDTHS` of it over free table unless ``unexplained_ok``, and both
+    ends point along it (within :data:`MAX_LINK_TURN_DEG`, more when hidden). Its cost: the
+    open widths, plus the hidden widths at :data:`ITEM_GAP_WEIGHT` rising with their length,
+    plus :data:`BEND_WEIGHT` per unit of (1 - cos) of each end's turn, plus (with a mask)
+    :data:`UNEXPLAINED_GAP_WEIGHT` per open width beyond :data:`MAX_OPEN_GAP_WIDTHS`.
     """
     positions = np.array([end[0] for end in ends])
     directions = np.array([end[1] for end in ends])
@@ -184,9 +206,6 @@ def _candidate_links(
     cos_b[close] = opposed[close]
     loosest_cos = np.cos(np.radians(MAX_LINK_TURN_DEG + MAX_HIDDEN_EXTRA_TURN_DEG))
     turn_ok = (cos_a >= loosest_cos) & (cos_b >= loosest_cos)
-    # Without an item mask nothing tells a gap under an item from one over free table: any gap
-    # up to the longest is allowed, all at the free-table cost (short ones still win).
-    max_open_widths = MAX_OPEN_GAP_WIDTHS if item_mask is not None else MAX_GAP_WIDTHS
     keep = np.flatnonzero(turn_ok)
     first, second = first[keep], second[keep]
     distances, width_pairs = distances[keep], width_pairs[keep]
@@ -195,7 +214,9 @@ def _candidate_links(
     gap_widths = distances / width_pairs
     open_widths = (1.0 - hidden) * gap_widths
     max_turn = np.radians(MAX_LINK_TURN_DEG + MAX_HIDDEN_EXTRA_TURN_DEG * hidden)
-    ok = (open_widths <= max_open_widths) & (np.minimum(cos_a, cos_b) >= np.cos(max_turn))
+    ok = np.minimum(cos_a, cos_b) >= np.cos(max_turn)
+    if item_mask is not None and not unexplained_ok:
+        ok &= open_widths <= MAX_OPEN_GAP_WIDTHS
     # Hidden stretches cost more per width the longer they are: a long stretch out of sight is
     # less likely than two shorter ones either side of a piece of string seen in between.
     hidden_widths = hidden * gap_widths
@@ -203,6 +224,12 @@ def _candidate_links(
         1.0 + hidden_widths / HIDDEN_GAP_SCALE_WIDTHS
     )
     cost += BEND_WEIGHT * ((1.0 - cos_a) + (1.0 - cos_b))
+    if item_mask is not None:
+        # Without a mask nothing tells a gap under an item from one over free table: any gap
+        # up to the longest costs the free-table rate (short ones still win). With a mask, a
+        # long open gap (when allowed) is taken as hiding under an item the mask lacks.
+        unexplained = np.maximum(open_widths - MAX_OPEN_GAP_WIDTHS, 0.0)
+        cost += UNEXPLAINED_GAP_WEIGHT * unexplained
     links = [
         _Link(
             cost=float(cost[index]),

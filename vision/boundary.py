@@ -14,7 +14,8 @@ Stages, each in its own private module:
 
 If the nominal colour finds no loop, or only a weak one, the search is repeated with the colour
 model re-centred on what was found and with the cord's saturation shifted (warm light, sheen);
-the most confident loop wins.
+the most confident loop wins. If with an item mask still no loop is found, the whole search is
+repeated allowing long gaps over table the mask calls free: the mask may lack an item.
 """
 
 from __future__ import annotations
@@ -105,15 +106,13 @@ def find_boundary(
     search_items = _SearchItems.from_mask(small_items)
 
     nominal = StringColour.from_rgb(string_rgb)
-    trace, fragments = _search_loop(small_bgr, search_items, nominal, string_prior)
-    colour = nominal
-    if trace is None or _confidence(trace) < CONFIDENT:
-        for alternative in _alternative_colours(small_bgr, nominal, trace, fragments):
-            retry, _ = _search_loop(small_bgr, search_items, alternative, string_prior)
-            if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
-                colour, trace = alternative, retry
-                if _confidence(trace) >= CONFIDENT:
-                    break
+    colour, trace = _search_colours(small_bgr, search_items, nominal, string_prior, False)
+    if search_items.covered is not None and (trace is None or _confidence(trace) < MIN_CONFIDENCE):
+        # The mask may lack an item the string hides under (one the detector missed): allow
+        # long gaps over "free" table too, at a surcharge, before giving up.
+        retry_colour, retry = _search_colours(small_bgr, search_items, nominal, string_prior, True)
+        if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
+            colour, trace = retry_colour, retry
     if trace is None or _confidence(trace) < MIN_CONFIDENCE:
         return None
 
@@ -147,11 +146,34 @@ class _SearchItems:
         return cls(covered, distance_px, gap_mask)
 
 
+def _search_colours(
+    small_bgr: np.ndarray,
+    items: _SearchItems,
+    nominal: StringColour,
+    string_prior: np.ndarray | None,
+    unexplained_gaps: bool,
+) -> tuple[StringColour, LoopTrace | None]:
+    """The loop with the nominal colour model or, if it finds none or a weak one, the most
+    confident with the :func:`_alternative_colours`; and the colour model that found it.
+    ``unexplained_gaps``: see :func:`vision._string_loop.link_loop`."""
+    trace, fragments = _search_loop(small_bgr, items, nominal, string_prior, unexplained_gaps)
+    colour = nominal
+    if trace is None or _confidence(trace) < CONFIDENT:
+        for alternative in _alternative_colours(small_bgr, nominal, trace, fragments):
+            retry, _ = _search_loop(small_bgr, items, alternative, string_prior, unexplained_gaps)
+            if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
+                colour, trace = alternative, retry
+                if _confidence(trace) >= CONFIDENT:
+                    break
+    return colour, trace
+
+
 def _search_loop(
     small_bgr: np.ndarray,
     items: _SearchItems,
     colour: StringColour,
-    string_prior: np.ndarray | None = None,
+    string_prior: np.ndarray | None,
+    unexplained_gaps: bool,
 ) -> tuple[LoopTrace | None, list[Fragment]]:
     """Stages 1-3 in the analysis image: likelihood (gated by ``string_prior`` when given),
     ridges, centre-line fragments, and the closed loop through them (None if there is none)."""
@@ -164,7 +186,7 @@ def _search_loop(
     fragments = extract_fragments(centre_line_mask(ridges), ridges)
     if items.distance_px is not None:
         fragments = weigh_item_contact(fragments, items.distance_px)
-    return link_loop(fragments, items.gap_mask), fragments
+    return link_loop(fragments, items.gap_mask, unexplained_gaps=unexplained_gaps), fragments
 
 
 def _alternative_colours(
