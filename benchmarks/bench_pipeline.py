@@ -6,7 +6,8 @@ FOLDER defaults to ``/work/shared/devset`` (photos + ground-truth JSON, the dev 
 Prints per photo the money found vs true, then: photo-level exact accuracy, per-player accuracy,
 item recall/precision and colour/type/face accuracy, stacking-order (z) accuracy over
 overlapping pairs, anchored/counted/icon-visible accuracy, median and mean seconds per photo
-(end to end, including decoding) and the process's peak RSS.
+(end to end, including decoding; wall-clock and this process's CPU time, all threads) and the
+process's peak RSS.
 """
 
 from __future__ import annotations
@@ -93,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         photos = photos[: args.limit]
     evaluations = []
     extra = {"anchored": Tally(), "z_pairs": Tally()}
-    seconds = []
+    seconds, cpu_seconds = [], []
     for photo in photos:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             contract = score_photo(photo.image_path, name=photo.truth["image"]).contract
             error = None
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             contract, error = None, exc.code
         elapsed = time.perf_counter() - started
         seconds.append(elapsed)
+        cpu_seconds.append(time.process_time() - cpu_started)
         evaluation = evaluate_photo(contract, photo.truth, seconds=elapsed, error=error)
         evaluations.append(evaluation)
         notes = [] if contract is None else _extra_tallies(contract, photo.truth, extra)
@@ -111,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         diff = " ".join(f"{c}:{got.get(c)}/{m}" for c, m in truth_scores.items() if got.get(c) != m)
         status = "OK " if evaluation.exact else "BAD"
         print(
-            f"{photo.image_path.name} {status} {elapsed:5.2f}s {photo.difficulty:6s} "
+            f"{photo.image_path.name} {status} {elapsed:5.2f}s cpu {cpu_seconds[-1]:5.2f}s "
+            f"{photo.difficulty:6s} "
             f"found {evaluation.found.right}/{evaluation.found.total} extra {evaluation.extra} "
             f"{error or ''} {diff}",
             flush=True,
@@ -129,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if seconds:
         median, mean = statistics.median(seconds), statistics.fmean(seconds)
         print(f"s/photo: median {median:.2f}, mean {mean:.2f}")
+        median, mean = statistics.median(cpu_seconds), statistics.fmean(cpu_seconds)
+        print(f"CPU s/photo: median {median:.2f}, mean {mean:.2f}")
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS: {peak_kb / 1024:.0f} MiB")
     return 0
