@@ -226,3 +226,16 @@ def test_synthetic_loop_under_an_item_missing_from_the_mask_still_closes() -> No
     found = find_boundary(image, item_mask=partial_mask.astype(bool))
     assert found is not None
     assert _iou(found.polygon_px, truth) > 0.97
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="shared devset not available")
+def test_devset_photo_with_an_item_missing_from_the_pipeline_mask() -> None:
+    """Dev-set 0013 with the pipeline's item mask (built from detected items) less one item
+    the string runs under, as when the detector misses it: the loop is still found."""
+    image, _, truth_loop = _devset_photo("0013")
+    saved = Path(__file__).parents[1] / "data" / "boundary_0013_items_one_missed.png"
+    item_mask = cv2.imread(str(saved), cv2.IMREAD_GRAYSCALE) > 0
+    assert item_mask.shape == image.shape[:2]
+    found = find_boundary(image, item_mask=item_mask)
+    assert found is not None
+    assert _iou(found.polygon_px, truth_loop) > 0.98
