@@ -239,3 +239,21 @@ def test_devset_photo_with_an_item_missing_from_the_pipeline_mask() -> None:
     found = find_boundary(image, item_mask=item_mask)
     assert found is not None
     assert _iou(found.polygon_px, truth_loop) > 0.98
+
+
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="shared devset not available")
+def test_devset_loop_cut_off_by_the_photo_edge_is_closed() -> None:
+    """Dev-set 0003 cropped so that the photo's right edge cuts through the loop: with the
+    item mask, the stretch outside the photo is bridged like one under an unknown item."""
+    image, item_mask, truth_loop = _devset_photo("0003")
+    height = image.shape[0]
+    left, right = truth_loop[:, 0].min(), truth_loop[:, 0].max()
+    cut = int(right - 0.08 * (right - left))
+    image = np.ascontiguousarray(image[:, :cut])
+    item_mask = np.ascontiguousarray(item_mask[:, :cut])
+    found = find_boundary(image, item_mask=item_mask)
+    assert found is not None
+    frame = shapely.box(0, 0, cut - 1, height - 1)
+    seen = shapely.Polygon(found.polygon_px).buffer(0).intersection(frame)
+    true = shapely.Polygon(truth_loop).buffer(0).intersection(frame)
+    assert seen.intersection(true).area / seen.union(true).area > 0.98
