@@ -7,6 +7,7 @@ working px with LoadedPhoto.to_working_px). Distances are from ground-truth cent
 that are not under an item to the found polyline, in working px.
 
 Usage: python benchmarks/bench_boundary.py [DEVSET_DIR] [--repeat N]
+       [--mask truth|none|grow|shrink|missed]
 
 Wall time suffers when the machine is shared; CPU time (this process only) much less so.
 """
@@ -48,13 +49,13 @@ def evaluate(photo_path: Path, repeat: int, mask_mode: str = "truth") -> dict:
     photo = load_photo(photo_path)
     image = photo.image_bgr
     height, width = image.shape[:2]
-    item_mask = np.zeros((height, width), np.uint8)
-    for item in truth["items"]:
-        outline = photo.to_working_px(np.asarray(item["polygon_px"]))
-        cv2.fillPoly(item_mask, [np.round(outline * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
-    item_mask = item_mask.astype(bool)
-    search_mask = _perturbed(item_mask, mask_mode)
+    outlines = [photo.to_working_px(np.asarray(item["polygon_px"])) for item in truth["items"]]
+    item_mask = _filled(outlines, (height, width))
     truth_polygon = photo.to_working_px(np.asarray(truth["boundary_px"], dtype=np.float64))
+    if mask_mode == "missed":
+        search_mask = _filled(_without_most_hiding(outlines, truth_polygon), (height, width))
+    else:
+        search_mask = _perturbed(item_mask, mask_mode)
 
     times_ms, cpu_ms = [], []
     boundary = None
@@ -91,6 +92,22 @@ def evaluate(photo_path: Path, repeat: int, mask_mode: str = "truth") -> dict:
     return result
 
 
+def _filled(outlines: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
+    """(H, W) bool: the item outlines (working px) filled."""
+    mask = np.zeros(shape, np.uint8)
+    for outline in outlines:
+        cv2.fillPoly(mask, [np.round(outline * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+    return mask.astype(bool)
+
+
+def _without_most_hiding(outlines: list[np.ndarray], loop: np.ndarray) -> list[np.ndarray]:
+    """The outlines less the one over the longest stretch of the loop (a missed detection)."""
+    ring = shapely.LinearRing(loop)
+    hidden = [ring.intersection(shapely.Polygon(o).buffer(0)).length for o in outlines]
+    missed = int(np.argmax(hidden))
+    return [outline for index, outline in enumerate(outlines) if index != missed]
+
+
 def _perturbed(item_mask: np.ndarray, mode: str) -> np.ndarray | None:
     """The mask find_boundary gets: the truth, none, or the truth grown/shrunk by 3 px (an
     imperfect item detector)."""
@@ -109,9 +126,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per photo (min kept)")
     parser.add_argument(
         "--mask",
-        choices=("truth", "none", "grow", "shrink"),
+        choices=("truth", "none", "grow", "shrink", "missed"),
         default="truth",
-        help="item mask given to find_boundary (distances always skip the true items)",
+        help="item mask given to find_boundary: the truth, none, grown/shrunk by 3 px, or "
+        "without the item over the longest stretch of string (distances always skip the true "
+        "items)",
     )
     args = parser.parse_args()
     cv2.setNumThreads(1)
