@@ -7,6 +7,7 @@
 3. rectify the table and find every item side by its art (:func:`detect_sides`);
 4. fit the table plane (homography + lens distortion) and all item poses jointly
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
+4b. find coasters mostly hidden under the items found (:func:`vision.hidden.find_hidden_coasters`);
 5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
 6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`);
 7. find the boundary string (:func:`vision.boundary.find_boundary`) and map it to the table;
@@ -42,6 +43,7 @@ from vision.detect import (
     rectify,
 )
 from vision.errors import NoGameFound
+from vision.hidden import find_hidden_coasters
 from vision.identify import IdentifiedItem, identify
 from vision.load import LoadedPhoto, load_photo
 from vision.napkins import find_napkins
@@ -114,6 +116,8 @@ def score_photo(
         if k >= by_features and not _napkin_confirmed(item, int(mask.sum())):
             continue
         items.append(item)
+    for hidden in find_hidden_coasters(view, library, items):
+        items.append(identify(library, view, hidden.side, hidden.pose, hidden.points_local_mm))
     stacking = stacking_order(view, items)
     item_mask, string_prior = _item_mask(items, fit.plane, (w, h)), None
     if segmenter_enabled():  # the learned segmenter (TABLESCORE_SEGMENTER=1)

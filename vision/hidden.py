@@ -1,0 +1,201 @@
+"""Second detection pass: coasters mostly hidden under items already found.
+
+Runs in the final rectified view (:class:`vision.detect.CanvasView`), after the joint plane fit,
+where every coaster is its art at the view's scale, rotated and shifted: a rigid 3-DoF placement
+(x, y, angle). Pixels explained by the items already found (their full outlines) are masked out;
+the remaining SIFT features are matched against the coaster face templates, and each match
+predicts the coaster's centre and angle from its feature orientation (the scale is known, so a
+match whose feature size disagrees is dropped). Small groups of matches (a few are enough) that
+agree on centre and angle give a candidate, refined by a rigid least-squares fit; a candidate is
+accepted only when its art, warped to the pose, correlates strongly with the pixels of its
+outline that no item found covers (normalised correlation on the ink channel).
+
+Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`vision.art`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from games.beer_pretzels.catalogue import Face, ItemKind
+from vision.art import ArtLibrary, Side, ink_channel
+from vision.detect import CanvasView, _ratio_matches, _sift_features
+from vision.identify import IdentifiedItem, item_box, render
+from vision.occlusion import item_polygon_table_mm
+from vision.plane import ItemPose
+
+#: Fewest agreeing matches for a candidate.
+MIN_MATCHES = 3
+#: Matches agree when their predicted centres are this close (mm)...
+_CENTRE_TOLERANCE_MM = 4.0
+#: ...and their predicted angles this close (rad).
+_ANGLE_TOLERANCE_RAD = np.deg2rad(12.0)
+#: Largest factor between a feature's size in the view and in the template (the scale is known).
+_MAX_SIZE_RATIO = 1.35
+#: Largest residual of a match under the refined rigid placement (mm).
+_MAX_RESIDUAL_MM = 2.0
+#: Pixels within this distance of a found item's outline are treated as covered (mm).
+_COVER_MARGIN_MM = 1.5
+#: A candidate needs this share of its outline visible (not covered by items found)...
+MIN_VISIBLE_SHARE = 0.1
+#: ...and its art's ink must correlate with the visible pixels at least this much.
+MIN_CORRELATION = 0.62
+
+
+@dataclass(frozen=True)
+class HiddenCoaster:
+    """A coaster face found by the second pass: ``pose`` in table mm, its matched features
+    (side-local mm), and how well its art explains its visible pixels (``correlation``, -1..1)
+    over ``visible_share`` of its outline."""
+
+    side: Side
+    pose: ItemPose
+    points_local_mm: np.ndarray
+    correlation: float
+    visible_share: float
+
+
+def covered_mask(view: CanvasView, items: list[IdentifiedItem]) -> np.ndarray:
+    """(H, W) bool of the canvas: True inside the full outline of any item found."""
+    h, w = view.image_bgr.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    for item in items:
+        outline = np.asarray(item_polygon_table_mm(item).exterior.coords)
+        cv2.fillPoly(mask, [np.round(view.table_to_canvas(outline)).astype(np.int32)], 1)
+    margin = max(1, round(_COVER_MARGIN_MM * view.px_per_mm))
+    mask = cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    return mask > 0
+
+
+def find_hidden_coasters(
+    view: CanvasView, library: ArtLibrary, items: list[IdentifiedItem]
+) -> list[HiddenCoaster]:
+    """Coaster faces partly hidden under ``items`` (already found in ``view``), verified by art."""
+    covered = covered_mask(view, items)
+    ink = ink_channel(view.image_bgr)
+    features = _sift_features(ink, (~covered).astype(np.uint8) * 255)
+    if len(features.points) < MIN_MATCHES:
+        return []
+    p = view.px_per_mm
+    found: list[HiddenCoaster] = []
+    for side in library.sides:
+        if side.kind is not ItemKind.COASTER or side.face is not Face.UP:
+            continue
+        template = library.template(side, p)
+        query, train = _ratio_matches(features.descriptors, template)
+        if len(query) < MIN_MATCHES:
+            continue
+        ratio = features.sizes_px[query] / template.sizes_px[train]
+        keep = (ratio < _MAX_SIZE_RATIO) & (ratio > 1 / _MAX_SIZE_RATIO)
+        query, train = query[keep], train[keep]
+        angle = np.deg2rad(features.angles_deg[query] - template.angles_deg[train])
+        local = template.points_mm[train]
+        canvas = features.points[query]
+        centre_mm = view.canvas_to_table(canvas) - _rotate(local, angle)
+        for pose, members in _clusters(centre_mm, angle, local, view.canvas_to_table(canvas)):
+            candidate = _verify(view, library, side, pose, local[members], covered, ink)
+            if candidate is not None:
+                found.append(candidate)
+    return _distinct(found, items)
+
+
+def _rotate(local: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.stack([c * local[:, 0] - s * local[:, 1], s * local[:, 0] + c * local[:, 1]], 1)
+
+
+def _clusters(
+    centre_mm: np.ndarray, angle: np.ndarray, local_mm: np.ndarray, table_mm: np.ndarray
+) -> list[tuple[ItemPose, np.ndarray]]:
+    """Groups of matches agreeing on a placement, each with its rigid least-squares pose."""
+    alive = np.ones(len(angle), bool)
+    out = []
+    for seed in range(len(angle)):
+        if not alive[seed]:
+            continue
+        d_angle = np.abs(np.angle(np.exp(1j * (angle - angle[seed]))))
+        near = (
+            alive
+            & (np.linalg.norm(centre_mm - centre_mm[seed], axis=1) < _CENTRE_TOLERANCE_MM)
+            & (d_angle < _ANGLE_TOLERANCE_RAD)
+        )
+        members = np.flatnonzero(near)
+        # distinct art positions and distinct view positions
+        members = members[np.unique(np.round(local_mm[members], 1), axis=0, return_index=True)[1]]
+        members = members[np.unique(np.round(table_mm[members], 1), axis=0, return_index=True)[1]]
+        if len(members) < MIN_MATCHES:
+            continue
+        pose, residual = _rigid_fit(local_mm[members], table_mm[members])
+        members = members[residual < _MAX_RESIDUAL_MM]
+        if len(members) < MIN_MATCHES:
+            continue
+        pose, _ = _rigid_fit(local_mm[members], table_mm[members])
+        alive[members] = False
+        out.append((pose, members))
+    return out
+
+
+def _rigid_fit(local_mm: np.ndarray, table_mm: np.ndarray) -> tuple[ItemPose, np.ndarray]:
+    """Rotation + translation (no scale) taking local to table points; per-point residual mm."""
+    a, b = local_mm - local_mm.mean(axis=0), table_mm - table_mm.mean(axis=0)
+    angle = float(np.arctan2((a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum(), (a * b).sum()))
+    rotated = _rotate(local_mm, np.full(len(local_mm), angle))
+    centre = (table_mm - rotated).mean(axis=0)
+    residual = np.linalg.norm(rotated + centre - table_mm, axis=1)
+    return ItemPose((float(centre[0]), float(centre[1])), angle), residual
+
+
+def _verify(
+    view: CanvasView,
+    library: ArtLibrary,
+    side: Side,
+    pose: ItemPose,
+    points_local_mm: np.ndarray,
+    covered: np.ndarray,
+    ink: np.ndarray,
+) -> HiddenCoaster | None:
+    """The candidate if its art's ink correlates with its visible pixels (best colour)."""
+    box = item_box(view, side, pose)
+    x0, y0, x1, y1 = box
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    renderings = [render(library, view, side, c, pose, box) for c in library.catalogue.color_names]
+    alpha = renderings[0].alpha > 0.99
+    visible = alpha & ~covered[y0:y1, x0:x1]
+    share = float(visible.sum()) / max(1, int(alpha.sum()))
+    if share < MIN_VISIBLE_SHARE:
+        return None
+    observed = ink[y0:y1, x0:x1][visible].astype(np.float64)
+    best = -1.0
+    for r in renderings:
+        art = ink_channel(np.clip(r.bgr, 0, 255).astype(np.uint8))[visible].astype(np.float64)
+        best = max(best, _correlation(observed, art))
+    if best < MIN_CORRELATION:
+        return None
+    return HiddenCoaster(side, pose, points_local_mm, best, share)
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / den) if den > 1e-9 else -1.0
+
+
+def _distinct(found: list[HiddenCoaster], items: list[IdentifiedItem]) -> list[HiddenCoaster]:
+    """Best-correlated first; drop candidates whose centre lies near an item's or a better one's."""
+    taken = [np.asarray(it.pose.center_mm) for it in items]
+    radius = [it.side.shape.half_extent_mm for it in items]
+    kept = []
+    for cand in sorted(found, key=lambda c: -c.correlation):
+        centre = np.asarray(cand.pose.center_mm)
+        r = cand.side.shape.half_extent_mm
+        pairs = zip(taken, radius, strict=True)
+        if any(np.linalg.norm(centre - t) < 0.5 * max(r, q) for t, q in pairs):
+            continue
+        kept.append(cand)
+        taken.append(centre)
+        radius.append(r)
+    return kept
