@@ -96,6 +96,13 @@ def copy_rng(rng: random.Random) -> random.Random:
     return clone
 
 
+def check_options(options: dict[str, JSON], known: set[str] | frozenset[str], what: str) -> None:
+    """Refuse option names outside ``known`` with :class:`BadSetup` naming ``what`` they tune."""
+    unknown = set(options) - set(known)
+    if unknown:
+        raise BadSetup(f"unknown {what} option(s) {sorted(unknown)}; known: {sorted(known)}")
+
+
 def check_players(players: list[str], low: int, high: int | None) -> list[str]:
     """Validate a list of distinct, non-empty player names with ``low..high`` entries."""
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):

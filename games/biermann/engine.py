@@ -8,7 +8,7 @@ Biermann has no adviser: the table's choices are social, not strategic.
 from __future__ import annotations
 
 from games.biermann.state import MIN_PLAYERS, BiermannState
-from games.engine import JSON, BadSetup, Engine
+from games.engine import JSON, Engine, check_options
 
 _OPTIONS = {"battle", "turns"}
 
@@ -21,11 +21,7 @@ class BiermannEngine(Engine):
     has_adviser = False
 
     def new_game(self, players: list[str], options: dict[str, JSON], seed: int) -> BiermannState:
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise BadSetup(
-                f"unknown Biermann option(s) {sorted(unknown)}; known: {sorted(_OPTIONS)}"
-            )
+        check_options(options, _OPTIONS, "Biermann")
         return BiermannState.new(
             players, seed, battle=options.get("battle", False), turns=options.get("turns")
         )

@@ -10,7 +10,7 @@ against random movers) and ``node_budget`` (positions searched, 1..1,000,000, de
 
 from __future__ import annotations
 
-from games.engine import JSON, Advice, BadSetup, Engine, GameState
+from games.engine import JSON, Advice, BadSetup, Engine, GameState, check_options
 from games.nachbarn.adviser import DEFAULT_NODE_BUDGET, Opponents, advise
 from games.nachbarn.state import MAX_PLAYERS, MIN_PLAYERS, NachbarnState
 
@@ -27,11 +27,7 @@ class NachbarnEngine(Engine):
     has_adviser = True
 
     def new_game(self, players: list[str], options: dict[str, JSON], seed: int) -> NachbarnState:
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise BadSetup(
-                f"unknown Nachbarn option(s) {sorted(unknown)}; known: {sorted(_OPTIONS)}"
-            )
+        check_options(options, _OPTIONS, "Nachbarn")
         return NachbarnState.new(
             players, seed, board=options.get("board"), start_player=options.get("start_player")
         )
@@ -43,11 +39,7 @@ class NachbarnEngine(Engine):
         if not isinstance(state, NachbarnState):
             raise BadSetup("not a Nachbarn game")
         options = options or {}
-        unknown = set(options) - _ADVISER_OPTIONS
-        if unknown:
-            raise BadSetup(
-                f"unknown adviser option(s) {sorted(unknown)}; known: {sorted(_ADVISER_OPTIONS)}"
-            )
+        check_options(options, _ADVISER_OPTIONS, "adviser")
         try:
             opponents = Opponents(options.get("opponents", Opponents.RATIONAL.value))
         except ValueError as exc:

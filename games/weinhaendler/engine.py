@@ -7,7 +7,7 @@ search-based computer player.
 
 from __future__ import annotations
 
-from games.engine import JSON, Advice, BadSetup, Engine, GameState, IllegalAction
+from games.engine import JSON, Advice, BadSetup, Engine, GameState, IllegalAction, check_options
 from games.weinhaendler.cards import deck_from_json
 from games.weinhaendler.cellar import slot_of
 from games.weinhaendler.players import SearchPlayer
@@ -26,11 +26,7 @@ class WeinhaendlerEngine(Engine):
     def new_game(
         self, players: list[str], options: dict[str, JSON], seed: int
     ) -> WeinhaendlerState:
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise BadSetup(
-                f"unknown Weinhändler option(s) {sorted(unknown)}; known: {sorted(_OPTIONS)}"
-            )
+        check_options(options, _OPTIONS, "Weinhändler")
         deck = deck_from_json(options["deck"]) if options.get("deck") is not None else None
         first = options.get("first_player")
         if first is not None and first not in players:
