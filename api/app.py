@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 from starlette.staticfiles import StaticFiles
 
@@ -35,6 +36,9 @@ ROUTE_MODULES: tuple[str, ...] = ("health", "components", "scoring", "games", "r
 #: Paths that stay open when an API key closes the service: liveness and the web page's files
 #: (they hold no data; the page asks for the key and sends it with its API calls).
 OPEN_PATHS = frozenset({"/healthz", "/", "/favicon.ico"})
+
+#: Where the files of the API documentation pages (/docs, /redoc) are served.
+DOCS_ASSETS_URL = "/docs-assets"
 
 
 def is_open_path(path: str) -> bool:
@@ -84,7 +88,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             services.pool.shutdown()
             services.db.dispose()
 
-    app = FastAPI(
+    # Swagger UI and ReDoc served from the package's own copy of their files: no CDN, so
+    # /docs renders on a table far from the internet.
+    app = FastAPIOffline(
+        static_url=DOCS_ASSETS_URL,
         title="tablescore",
         summary="Score Beer & Pretzels from a phone photo and keep games' scoreboards.",
         version="0.1.0",

@@ -110,3 +110,21 @@ def test_page_asks_once_for_the_api_key_of_a_closed_service(locked_server: Serve
     phone.wait_for_selector("#game:not([hidden])")
     assert phone.inner_text("#next-round") == "Round 1: Ann tosses first."
     assert len(asked) == 1 and "API key" in asked[0]
+
+
+def test_api_docs_render_without_the_internet(server: Server, browser) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    outside: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            None if request.url.startswith(server.base_url) else outside.append(request.url)
+        ),
+    )
+    page.goto(server.base_url + "/docs")
+    page.wait_for_selector(".swagger-ui .info .title", timeout=30_000)
+    assert "tablescore" in page.inner_text(".swagger-ui .info .title")
+    assert page.locator(".opblock").count() > 10  # every operation is listed
+    context.close()
+    assert outside == []
