@@ -434,6 +434,8 @@ def _vote_instances(
     ratio = features.sizes_px[query] / template.sizes_px[train]
     keep = (ratio >= scale_range[0]) & (ratio <= scale_range[1])
     query, train, ratio = query[keep], train[keep], ratio[keep]
+    if len(query) < min_inliers:
+        return []
     angle = np.deg2rad(features.angles_deg[query] - template.angles_deg[train])
     c, s = np.cos(angle), np.sin(angle)
     local_px = template.points_mm[train] * template.px_per_mm * ratio[:, None]
@@ -444,44 +446,48 @@ def _vote_instances(
     log_scale = np.log2(ratio)
     radius_px = side.shape.half_extent_mm * template.px_per_mm * ratio
     src_all = template.points_mm[train].astype(np.float32)
+    cell_of = _vote_cells(side, template, log_scale, centre, angle)
+    centres_by_x, image_by_x = _ByX(centre[:, 0]), _ByX(image_px[:, 0])
+    # farthest a template feature lies from the side's centre (mm)
+    reach_mm = float(np.sqrt((src_all.astype(np.float64) ** 2).sum(axis=1)).max())
     alive = np.ones(len(query), bool)
     found: list[_Hypothesis] = []
     for _ in range(60):
         idx = np.flatnonzero(alive)
         if len(idx) < min_inliers:
             break
-        ls = np.floor(log_scale[idx] / _VOTE_LOG_SCALE).astype(np.int64)
-        cell = _VOTE_CELL * side.shape.half_extent_mm * template.px_per_mm
-        cell = cell * 2.0 ** ((ls + 0.5) * _VOTE_LOG_SCALE)
-        ix = np.floor(centre[idx, 0] / cell).astype(np.int64)
-        iy = np.floor(centre[idx, 1] / cell).astype(np.int64)
-        ia = np.floor((angle[idx] % (2 * np.pi)) / _VOTE_ANGLE_RAD).astype(np.int64)
-        keys = np.stack([ls - ls.min(), ix - ix.min(), iy - iy.min(), ia], 1)
-        dims = keys.max(axis=0) + 1
-        flat = np.ravel_multi_index(keys.T, dims)
-        _, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+        counts = np.bincount(cell_of[idx])
         top = int(np.argmax(counts))
         if counts[top] < _MIN_VOTES:
             break
-        seed = idx[inverse.ravel() == top]
-        alive[seed] = False
+        seed = idx[cell_of[idx] == top]
         mean_c = np.median(centre[seed], axis=0)
         mean_a = np.angle(np.exp(1j * angle[seed]).mean())
         mean_r = float(np.median(radius_px[seed]))
-        d_angle = np.abs(np.angle(np.exp(1j * (angle[idx] - mean_a))))
-        near = idx[
-            (np.linalg.norm(centre[idx] - mean_c, axis=1) < 0.5 * mean_r)
+        # only matches whose centre is within 0.5 * mean_r of mean_c can be near
+        cand = centres_by_x.within(mean_c[0] - 0.5 * mean_r, mean_c[0] + 0.5 * mean_r)
+        cand = cand[alive[cand]]
+        alive[seed] = False
+        d_angle = np.abs(np.angle(np.exp(1j * (angle[cand] - mean_a))))
+        near = cand[
+            (np.linalg.norm(centre[cand] - mean_c, axis=1) < 0.5 * mean_r)
             & (d_angle < 2 * _VOTE_ANGLE_RAD)
-            & (np.abs(log_scale[idx] - np.median(log_scale[seed])) < 2 * _VOTE_LOG_SCALE)
+            & (np.abs(log_scale[cand] - np.median(log_scale[seed])) < 2 * _VOTE_LOG_SCALE)
         ]
         if len(near) < min_inliers:
             continue
         t = _fit_transform(src_all[near], image_px[near], homography, threshold_px)
         if t is None:
             continue
-        # every still-unused match of this side that agrees with the fitted transform
-        predicted = _apply(t, src_all[idx])
-        members = idx[np.linalg.norm(predicted - image_px[idx], axis=1) < threshold_px]
+        # every still-unused match of this side that agrees with the fitted transform; a
+        # similarity maps the template's features within scale * reach_mm of its centre
+        cand = idx
+        if not homography:
+            bound = float(np.sqrt(abs(np.linalg.det(t[:2, :2])))) * reach_mm + threshold_px
+            cand = image_by_x.within(t[0, 2] - bound, t[0, 2] + bound)
+            cand = cand[alive[cand] | np.isin(cand, seed)]
+        predicted = _apply(t, src_all[cand])
+        members = cand[np.linalg.norm(predicted - image_px[cand], axis=1) < threshold_px]
         members = members[np.unique(query[members], return_index=True)[1]]
         if len(members) < min_inliers:
             continue
@@ -494,6 +500,43 @@ def _vote_instances(
         found.append(_Hypothesis(side, t, query[members], train[members]))
         alive &= ~np.isin(query, query[members])
     return found
+
+
+class _ByX:
+    """Points sorted by x, to list those in an x range quickly."""
+
+    def __init__(self, x: np.ndarray) -> None:
+        self.order = np.argsort(x, kind="stable")
+        self.sorted_x = x[self.order]
+
+    def within(self, lo: float, hi: float) -> np.ndarray:
+        """Ascending indices of the points with lo <= x <= hi (widened by a rounding margin)."""
+        margin = 1e-6 * (1.0 + abs(lo) + abs(hi))
+        a, b = np.searchsorted(self.sorted_x, [lo - margin, hi + margin])
+        return np.sort(self.order[a:b])
+
+
+def _vote_cells(
+    side: Side,
+    template: SideTemplate,
+    log_scale: np.ndarray,
+    centre_px: np.ndarray,
+    angle_rad: np.ndarray,
+) -> np.ndarray:
+    """The Hough cell of each match's vote, as (N,) ids numbered in the cells' sorted order.
+
+    Cells are log2 scale bins, then centre cells (image px, sized with the scale bin), then
+    angle bins; ties between equally voted cells go to the first in that order.
+    """
+    ls = np.floor(log_scale / _VOTE_LOG_SCALE).astype(np.int64)
+    cell = _VOTE_CELL * side.shape.half_extent_mm * template.px_per_mm
+    cell = cell * 2.0 ** ((ls + 0.5) * _VOTE_LOG_SCALE)
+    ix = np.floor(centre_px[:, 0] / cell).astype(np.int64)
+    iy = np.floor(centre_px[:, 1] / cell).astype(np.int64)
+    ia = np.floor((angle_rad % (2 * np.pi)) / _VOTE_ANGLE_RAD).astype(np.int64)
+    keys = np.stack([ls - ls.min(), ix - ix.min(), iy - iy.min(), ia], 1)
+    flat = np.ravel_multi_index(keys.T, keys.max(axis=0) + 1)
+    return np.unique(flat, return_inverse=True)[1].ravel()
 
 
 def _fit_transform(

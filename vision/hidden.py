@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.spatial import cKDTree
 
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side, ink_channel
@@ -112,17 +113,22 @@ def _clusters(
 ) -> list[tuple[ItemPose, np.ndarray]]:
     """Groups of matches agreeing on a placement, each with its rigid least-squares pose."""
     alive = np.ones(len(angle), bool)
+    # candidates by centre first (a little wider than the tolerance), then the exact tests
+    tree = cKDTree(centre_mm)
+    reach = _CENTRE_TOLERANCE_MM * (1 + 1e-6)
     out = []
     for seed in range(len(angle)):
         if not alive[seed]:
             continue
-        d_angle = np.abs(np.angle(np.exp(1j * (angle - angle[seed]))))
+        nearby = np.asarray(tree.query_ball_point(centre_mm[seed], reach, return_sorted=True), int)
+        nearby = nearby[alive[nearby]]
+        d_angle = np.abs(np.angle(np.exp(1j * (angle[nearby] - angle[seed]))))
         near = (
-            alive
-            & (np.linalg.norm(centre_mm - centre_mm[seed], axis=1) < _CENTRE_TOLERANCE_MM)
-            & (d_angle < _ANGLE_TOLERANCE_RAD)
-        )
-        members = np.flatnonzero(near)
+            np.linalg.norm(centre_mm[nearby] - centre_mm[seed], axis=1) < _CENTRE_TOLERANCE_MM
+        ) & (d_angle < _ANGLE_TOLERANCE_RAD)
+        members = nearby[near]
+        if len(members) < MIN_MATCHES:
+            continue
         # distinct art positions and distinct view positions
         members = members[np.unique(np.round(local_mm[members], 1), axis=0, return_index=True)[1]]
         members = members[np.unique(np.round(table_mm[members], 1), axis=0, return_index=True)[1]]

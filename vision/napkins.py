@@ -49,8 +49,17 @@ MAX_NAPKINS = 12
 
 @dataclass(frozen=True)
 class _Edges:
-    points: np.ndarray  # (N, 2) canvas px
-    normals: np.ndarray  # (N, 2) unit gradient directions
+    """Strong edge pixels in row-major order (sorted by y): (N, 2) canvas px and unit normals."""
+
+    points: np.ndarray
+    normals: np.ndarray
+
+    def near(self, centre: np.ndarray, radius: float) -> np.ndarray:
+        """Indices (ascending) of the edge pixels closer than ``radius`` px to ``centre``."""
+        rows = np.searchsorted(self.points[:, 1], [centre[1] - radius, centre[1] + radius])
+        band = self.points[rows[0] : rows[1]]
+        inside = np.linalg.norm(band - centre, axis=1) < radius
+        return rows[0] + np.flatnonzero(inside)
 
 
 def _edge_pixels(view: CanvasView) -> _Edges:
@@ -62,6 +71,47 @@ def _edge_pixels(view: CanvasView) -> _Edges:
     ys, xs = np.nonzero(strong)
     n = np.stack([gx[ys, xs], gy[ys, xs]], 1) / mag[ys, xs, None]
     return _Edges(np.stack([xs, ys], 1).astype(np.float64), n.astype(np.float64))
+
+
+def _vote_cells(
+    edges: _Edges, half_px: float, cell: float, n_bins: int, grid: tuple[int, int]
+) -> np.ndarray:
+    """Flat accumulator indices (side, orientation bin, cell row, cell column) of every vote.
+
+    Each edge pixel votes, for each line offset and on either side of it, for the centre cell
+    (``cell`` px, ``grid`` = (columns, rows)) that would put it on that line, with the square's
+    orientation bin (modulo 90 degrees) and the side of the square it would lie on.
+    """
+    nx, ny = grid
+    x, y = (np.ascontiguousarray(edges.points[:, k]) for k in (0, 1))
+    normal_x, normal_y = (np.ascontiguousarray(edges.normals[:, k]) for k in (0, 1))
+    theta = np.arctan2(normal_y, normal_x)
+    abin = np.floor((np.rad2deg(theta) % 90.0) / ANGLE_BIN_DEG).astype(np.int64) % n_bins
+    bin_centre = np.deg2rad((abin + 0.5) * ANGLE_BIN_DEG)
+    column, row = np.empty_like(x), np.empty_like(y)
+    votes = []
+    for sign in (1.0, -1.0):
+        # the side of the square this pixel would lie on: its outward normal's quadrant
+        outward = theta + (np.pi if sign > 0 else 0.0)
+        side_k = (
+            np.floor(((outward - bin_centre) % (2 * np.pi)) / (np.pi / 2) + 0.5).astype(np.int64)
+            % 4
+        )
+        base = ((side_k * n_bins + abin) * ny).astype(np.float64)
+        for share in EDGE_OFFSETS:
+            offset = sign * share * half_px
+            # in place, in float64 (exact for these integers): floor((x + offset * normal) / cell)
+            for out, position, normal in ((column, x, normal_x), (row, y, normal_y)):
+                np.multiply(normal, offset, out=out)
+                out += position
+                out /= cell
+                np.floor(out, out=out)
+            ok = (column >= 0) & (column < nx) & (row >= 0) & (row < ny)
+            row += base
+            row *= nx
+            row += column
+            votes.append(row[ok].astype(np.int64))
+    return np.concatenate(votes)
 
 
 def find_napkins(
@@ -77,27 +127,9 @@ def find_napkins(
     cell = CELL_MM * view.px_per_mm
     nx, ny = int(np.ceil(w / cell)) + 1, int(np.ceil(h / cell)) + 1
     n_bins = round(90 / ANGLE_BIN_DEG)
-    theta = np.arctan2(edges.normals[:, 1], edges.normals[:, 0])
-    abin = np.floor((np.rad2deg(theta) % 90.0) / ANGLE_BIN_DEG).astype(np.int64) % n_bins
-    flat_all = []
-    for share in EDGE_OFFSETS:
-        for sign in (1.0, -1.0):
-            c = edges.points + sign * share * half_px * edges.normals
-            # the side of the square this pixel would lie on: its outward normal's quadrant
-            outward = theta + (np.pi if sign > 0 else 0.0)
-            side_k = (
-                np.floor(
-                    ((outward - np.deg2rad((abin + 0.5) * ANGLE_BIN_DEG)) % (2 * np.pi))
-                    / (np.pi / 2)
-                    + 0.5
-                ).astype(np.int64)
-                % 4
-            )
-            ix = np.floor(c[:, 0] / cell).astype(np.int64)
-            iy = np.floor(c[:, 1] / cell).astype(np.int64)
-            ok = (ix >= 0) & (ix < nx) & (iy >= 0) & (iy < ny)
-            flat_all.append((((side_k * n_bins + abin) * ny + iy) * nx + ix)[ok])
-    acc = np.bincount(np.concatenate(flat_all), minlength=4 * n_bins * ny * nx)
+    acc = np.bincount(
+        _vote_cells(edges, half_px, cell, n_bins, (nx, ny)), minlength=4 * n_bins * ny * nx
+    )
     acc = acc.astype(np.float32).reshape(4, n_bins, ny, nx)
     # neighbouring cells and orientation bins share a peak
     acc = np.stack([[cv2.boxFilter(a, -1, (3, 3), normalize=False) for a in sk] for sk in acc])
@@ -182,14 +214,18 @@ def _square_band(
 ) -> np.ndarray:
     """(N, 3) float BGR pixels between two concentric squares (half sizes, canvas px)."""
     c, s = np.cos(angle), np.sin(angle)
-    mask = np.zeros(view.image_bgr.shape[:2], np.uint8)
-    for half, value in ((outer_px, 1), (inner_px, 0)):
-        if half <= 0:
-            continue
+    rings = []
+    for half in (outer_px, inner_px):
         corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-        corners = corners @ np.array([[c, s], [-s, c]]) + centre
-        cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], value)
-    return view.image_bgr[mask > 0].astype(np.float32)
+        rings.append(np.round(corners @ np.array([[c, s], [-s, c]]) + centre).astype(np.int32))
+    h, w = view.image_bgr.shape[:2]
+    x0, y0 = np.clip(rings[0].min(axis=0), 0, [w, h])
+    x1, y1 = np.clip(rings[0].max(axis=0) + 1, 0, [w, h])
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, [rings[0] - [x0, y0]], 1)
+    if inner_px > 0:
+        cv2.fillPoly(mask, [rings[1] - [x0, y0]], 0)
+    return view.image_bgr[y0:y1, x0:x1][mask > 0].astype(np.float32)
 
 
 def _detection(side: Side, pose: ItemPose, local: np.ndarray, canvas: np.ndarray) -> SideDetection:
@@ -245,7 +281,7 @@ def _fit_square(
     line (axis, offset) it is nearest to; the centre and angle then minimise the distances of
     all assigned pixels to their lines (Gauss-Newton, a few rounds with shrinking tolerance).
     """
-    near = np.linalg.norm(edges.points - centre, axis=1) < half_px * 1.1
+    near = edges.near(centre, half_px * 1.1)
     pts, nrm = edges.points[near], edges.normals[near]
     if len(pts) < 20:
         return None
