@@ -142,12 +142,18 @@ def _ratio_matches(
         return np.zeros(0, int), np.zeros(0, int)
     k = min(_KNN, n)
     queries, trains = [], []
+    # squared distance minus the query's squared norm, |t|^2 - 2 q.t, by one product with the
+    # query padded by a 1; SIFT descriptors are whole numbers, so all this is exact in float32
     t_sq = (template.descriptors**2).sum(axis=1)
+    padded_template = np.vstack([-2.0 * template.descriptors.T, t_sq[None, :]])
+    padded = np.hstack([descriptors, np.ones((len(descriptors), 1), np.float32)])
     for start in range(0, len(descriptors), _MATCH_CHUNK):
-        chunk = descriptors[start : start + _MATCH_CHUNK]
-        d2 = (chunk**2).sum(axis=1)[:, None] + t_sq[None, :] - 2.0 * chunk @ template.descriptors.T
-        nearest = np.argpartition(d2, k - 1, axis=1)[:, :k]
-        dist = np.sqrt(np.maximum(np.take_along_axis(d2, nearest, axis=1), 0))
+        chunk = padded[start : start + _MATCH_CHUNK]
+        partial_d2 = chunk @ padded_template
+        nearest = np.argpartition(partial_d2, k - 1, axis=1)[:, :k]
+        q_sq = (chunk[:, :-1] ** 2).sum(axis=1)[:, None]
+        d2 = np.take_along_axis(partial_d2, nearest, axis=1) + q_sq
+        dist = np.sqrt(np.maximum(d2, 0))
         order = np.argsort(dist, axis=1)
         nearest = np.take_along_axis(nearest, order, axis=1)
         dist = np.take_along_axis(dist, order, axis=1)
