@@ -16,6 +16,7 @@ Frames: *working px* (the loaded working image), *table mm* (the plane's frame),
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -77,6 +78,17 @@ class CanvasView:
 
     def canvas_to_table(self, points_px: np.ndarray) -> np.ndarray:
         return np.asarray(points_px, float) / self.px_per_mm + self.origin_mm
+
+    @cached_property
+    def ink(self) -> np.ndarray:
+        """(H, W) uint8 ink channel of the view (:func:`vision.art.ink_channel`), computed once."""
+        return ink_channel(self.image_bgr)
+
+    @cached_property
+    def ink_gradients(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sobel x and y gradients (float32, ink levels per px) of the ink channel smoothed by a
+        Gaussian of 1 px; computed once, shared by the detection stages."""
+        return _gradients(self.ink)
 
 
 @dataclass(frozen=True)
@@ -210,10 +222,16 @@ class _EdgeImage:
     strong: np.ndarray
 
 
-def _edges(ink: np.ndarray) -> _EdgeImage:
+def _gradients(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sobel x and y gradients (float32) of ``ink`` smoothed by a Gaussian of 1 px."""
     smooth = cv2.GaussianBlur(ink.astype(np.float32), (0, 0), 1.0)
-    gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
+    return cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(
+        smooth, cv2.CV_32F, 0, 1, ksize=3
+    )
+
+
+def _edges(gradients: tuple[np.ndarray, np.ndarray]) -> _EdgeImage:
+    gx, gy = gradients
     mag = np.sqrt(gx**2 + gy**2) + 1e-6
     return _EdgeImage(gx / mag, gy / mag, mag > _EDGE_MIN_GRADIENT)
 
@@ -259,7 +277,7 @@ def _support(
     if x1 - x0 < 4 or y1 - y0 < 4:
         return np.zeros(0, np.int64)
     ink, mask = _rendered_ink(library, hyp.side, px_per_mm, hyp.transform, (x0, y0, x1, y1))
-    art_edges = _edges(ink)
+    art_edges = _edges(_gradients(ink))
     region = (slice(y0, y1), slice(x0, x1))
     cos = art_edges.gx * view_edges.gx[region] + art_edges.gy * view_edges.gy[region]
     near_item = cv2.dilate((mask > 0.05).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
@@ -272,7 +290,7 @@ def _select_by_support(
     hypotheses: list[_Hypothesis], library: ArtLibrary, view: CanvasView
 ) -> list[_Hypothesis]:
     """Greedy explanation of the canvas's edges: most supported first, each edge pixel once."""
-    view_edges = _edges(ink_channel(view.image_bgr))
+    view_edges = _edges(view.ink_gradients)
     min_support = _MIN_SUPPORT_PX_PER_MM2 * view.px_per_mm**2
     scored = [(hyp, _support(hyp, library, view_edges, view.px_per_mm)) for hyp in hypotheses]
     claimed = np.zeros(view_edges.strong.size, bool)
@@ -572,7 +590,7 @@ def _apply(t: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
     """Every item side visible in the rectified ``view``, with pose (table mm) and features."""
-    features = _sift_features(ink_channel(view.image_bgr))
+    features = _sift_features(view.ink)
     hypotheses: list[_Hypothesis] = []
     templates: dict[str, SideTemplate] = {}
     for side in library.sides:

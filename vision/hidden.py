@@ -76,7 +76,7 @@ def find_hidden_coasters(
 ) -> list[HiddenCoaster]:
     """Coaster faces partly hidden under ``items`` (already found in ``view``), verified by art."""
     covered = covered_mask(view, items)
-    ink = ink_channel(view.image_bgr)
+    ink = view.ink
     features = _sift_features(ink, (~covered).astype(np.uint8) * 255)
     if len(features.points) < MIN_MATCHES:
         return []

@@ -19,7 +19,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from games.beer_pretzels.catalogue import Face, ItemKind
-from vision.art import ArtLibrary, Side, ink_channel
+from vision.art import ArtLibrary, Side
 from vision.detect import CanvasView, SideDetection
 from vision.plane import ItemPose
 
@@ -63,9 +63,7 @@ class _Edges:
 
 
 def _edge_pixels(view: CanvasView) -> _Edges:
-    ink = cv2.GaussianBlur(ink_channel(view.image_bgr).astype(np.float32), (0, 0), 1.0)
-    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)
+    gx, gy = view.ink_gradients
     mag = np.sqrt(gx**2 + gy**2)
     strong = mag > MIN_GRADIENT
     ys, xs = np.nonzero(strong)
