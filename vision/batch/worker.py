@@ -66,12 +66,15 @@ class PhotoOutcome:
 
     ``record``: the JSON Lines record (see the module docstring). ``annotated_jpeg``: the
     annotated photo, long side at most the requested size in px, or None when scoring failed.
-    ``seconds``: wall time the worker spent on this photo, reading included.
+    ``seconds``: wall time the worker spent on this photo, reading included. ``cpu_seconds``:
+    CPU time of the thread that scored it (the pipeline's own cost, without the worker's other
+    threads and processes), s.
     """
 
     record: dict[str, Any]
     annotated_jpeg: bytes | None
     seconds: float
+    cpu_seconds: float = 0.0
 
     @property
     def error_code(self) -> str | None:
@@ -121,6 +124,7 @@ def score_file(
     it is a path, else ``name``).
     """
     started = time.perf_counter()
+    started_cpu = time.thread_time()
     if isinstance(photo, bytes):
         source = source if source is not None else name
     else:
@@ -129,11 +133,11 @@ def score_file(
         data = photo if isinstance(photo, bytes) else _read(photo)
     except OSError as exc:
         record = error_record(name, None, source, "photo_missing", _os_error_message(exc))
-        return PhotoOutcome(record, None, time.perf_counter() - started)
+        return _outcome(record, None, started, started_cpu)
     except ImageTooLarge as exc:
         sha256 = file_sha256(photo)
         record = error_record(name, sha256, source, exc.code, exc.message)
-        return PhotoOutcome(record, None, time.perf_counter() - started)
+        return _outcome(record, None, started, started_cpu)
     sha256 = hashlib.sha256(data).hexdigest()
     try:
         score_photo = _prepare_process(components)
@@ -148,7 +152,16 @@ def score_file(
         message = f"{type(exc).__name__}: {exc} ({os.path.basename(last.filename)}:{last.lineno})"
         record = error_record(name, sha256, source, "internal_error", message)
         annotated = None
-    return PhotoOutcome(record, annotated, time.perf_counter() - started)
+    return _outcome(record, annotated, started, started_cpu)
+
+
+def _outcome(
+    record: dict[str, Any], annotated: bytes | None, started: float, started_cpu: float
+) -> PhotoOutcome:
+    """The outcome, timed from ``started`` (perf_counter) and ``started_cpu`` (thread_time)."""
+    return PhotoOutcome(
+        record, annotated, time.perf_counter() - started, time.thread_time() - started_cpu
+    )
 
 
 @cache

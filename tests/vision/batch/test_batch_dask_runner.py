@@ -14,7 +14,7 @@ from vision.batch.results_log import read_records
 
 distributed = pytest.importorskip("distributed")
 
-from vision.batch.dask_runner import ClusterUnavailable, DaskRunner  # noqa: E402
+from vision.batch.dask_runner import CLUSTER_CONFIG, ClusterUnavailable, DaskRunner  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +61,11 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
     config = BatchConfig(folder=tmp_path / "photos", out=tmp_path / "r.jsonl", progress=False)
     with pytest.raises(ClusterUnavailable, match="cannot reach"):
         run_batch(config, DaskRunner("tcp://127.0.0.1:9", connect_timeout_s=1))
+
+
+def test_recommended_cluster_settings_are_dask_settings() -> None:
+    import dask
+
+    for key, value in CLUSTER_CONFIG.items():
+        current = dask.config.get(key)  # KeyError for a setting Dask does not have
+        assert type(current) is type(value), key
