@@ -53,6 +53,11 @@ from vision.segmentation import segmenter, segmenter_enabled
 
 #: Margin around the items kept in the final rectified view (mm).
 _VIEW_MARGIN_MM = 40.0
+#: Re-rectifications of the table with the plane fitted to the items found, at most...
+MAX_PLANE_REFINEMENTS = 3
+#: ...and only when that plane's shape differs by this much over the items (canvas px): the
+#: features' RANSAC tolerance in the view.
+REFINE_MIN_SHAPE_CHANGE_PX = 3.0
 
 
 @dataclass
@@ -102,8 +107,7 @@ def score_photo(
     h, w = image.shape[:2]
 
     coarse = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
-    coarse_view = rectify(image, coarse)
-    detections = detect_sides(coarse_view, library)
+    coarse, coarse_view, detections = _detect_with_refined_plane(image, coarse, library)
     by_features = len(detections)
     detections += find_napkins(coarse_view, library, detections)
     if not detections:
@@ -167,6 +171,62 @@ def _icon_centres(
         px = plane.table_to_image(np.array(centres)) * working_to_displayed if centres else []
         out.append([(float(x), float(y)) for x, y in px])
     return out
+
+
+def _detect_with_refined_plane(
+    image: np.ndarray, plane: TablePlane, library: ArtLibrary
+) -> tuple[TablePlane, CanvasView, list[SideDetection]]:
+    """Item sides found in the view rectified with ``plane``, improved while the plane improves.
+
+    A first plane placed from one or two coasters can be skewed far from them, so that the other
+    items do not look like their art in the rectified view. The items found give a better plane
+    (:func:`_fit_plane`); while it differs in shape from the one used by more than
+    :data:`REFINE_MIN_SHAPE_CHANGE_PX` canvas px, the table is rectified with it and searched
+    again, keeping the new search only when it finds more items. Returns the plane, its view and
+    the item sides found there.
+    """
+    w, h = image.shape[1], image.shape[0]
+    view = rectify(image, plane)
+    detections = detect_sides(view, library)
+    for _ in range(MAX_PLANE_REFINEMENTS):
+        if not detections:
+            break
+        refined = _fit_plane(detections, view, plane, (w, h)).plane
+        if _shape_change_px(plane, refined, view, detections) < REFINE_MIN_SHAPE_CHANGE_PX:
+            break
+        refined_view = rectify(image, refined)
+        found = detect_sides(refined_view, library)
+        if len(found) <= len(detections):
+            break
+        plane, view, detections = refined, refined_view, found
+    return plane, view, detections
+
+
+def _shape_change_px(
+    plane: TablePlane, refined: TablePlane, view: CanvasView, detections: list[SideDetection]
+) -> float:
+    """Largest disagreement (canvas px) of two planes over the items' region, up to a similarity.
+
+    Table points of ``plane`` on a grid over the detections' region are mapped to the image and
+    back to the table with ``refined``; after the best similarity between the two point sets
+    (a change of table frame is not a change of shape), the largest residual is returned.
+    """
+    centres = np.array([d.pose.center_mm for d in detections])
+    reach = max(d.side.shape.half_extent_mm for d in detections) + _VIEW_MARGIN_MM
+    lo, hi = centres.min(axis=0) - reach, centres.max(axis=0) + reach
+    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], 9), np.linspace(lo[1], hi[1], 9))
+    old = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    new = refined.image_to_table(plane.table_to_image(old))
+    ok = np.isfinite(new).all(axis=1)
+    old, new = old[ok], new[ok]
+    if len(old) < 3:
+        return float("inf")
+    # least-squares similarity new ~ s R old + t (complex form: new = a * old + b)
+    zo, zn = old[:, 0] + 1j * old[:, 1], new[:, 0] + 1j * new[:, 1]
+    mo, mn = zo.mean(), zn.mean()
+    a = np.vdot(zo - mo, zn - mn) / np.vdot(zo - mo, zo - mo)
+    residual = np.abs(a * (zo - mo) + mn - zn)
+    return float(residual.max() * view.px_per_mm)
 
 
 def _fit_plane(

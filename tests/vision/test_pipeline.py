@@ -11,8 +11,12 @@ import numpy as np
 import pytest
 
 from api.cli import main
+from games.beer_pretzels.catalogue import load_catalogue
+from vision.art import art_library
+from vision.detect import CanvasView, SideDetection
 from vision.errors import ImageTooSmall, NoGameFound, PhotoError, UnreadableImage
-from vision.pipeline import score_photo
+from vision.pipeline import _shape_change_px, score_photo
+from vision.plane import ItemPose, TablePlane
 
 DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
 #: Three dev-set photos (small ones, to keep the test fast).
@@ -87,3 +91,29 @@ def test_score_command_prints_json_lines_and_fails_for_bad_photos(tmp_path, caps
     assert set(second) >= {"scores", "players", "items", "boundary_px", "warnings", "timing_ms"}
     annotated = tmp_path / "ann" / "0009.annotated.jpg"
     assert cv2.imdecode(np.frombuffer(annotated.read_bytes(), np.uint8), cv2.IMREAD_COLOR).size
+
+
+def _plane(homography: np.ndarray) -> TablePlane:
+    return TablePlane(homography, 0.0, 0.0, (1600, 1200))
+
+
+def _detection_at(centre_mm: tuple[float, float]) -> SideDetection:
+    side = next(s for s in art_library(load_catalogue()).sides if s.type_name == "triple")
+    empty = np.zeros((0, 2))
+    return SideDetection(side, ItemPose(centre_mm, 0.0), empty, empty)
+
+
+def test_shape_change_ignores_a_change_of_table_frame_but_not_of_perspective() -> None:
+    base = np.array([[1.2, 0.1, 300.0], [-0.05, 1.1, 200.0], [1e-5, 2e-4, 1.0]])
+    view = CanvasView(np.zeros((1, 1, 3), np.uint8), (0.0, 0.0), 1.6)
+    items = [_detection_at((100.0, 100.0)), _detection_at((500.0, 400.0))]
+    assert _shape_change_px(_plane(base), _plane(base), view, items) < 1e-6
+    # the same table seen in another frame: rotated by 30 degrees, shifted and scaled
+    c, s = np.cos(np.pi / 6), np.sin(np.pi / 6)
+    new_frame = np.array([[2 * c, -2 * s, 40.0], [2 * s, 2 * c, -70.0], [0.0, 0.0, 1.0]])
+    reframed = base @ np.linalg.inv(new_frame)
+    assert _shape_change_px(_plane(base), _plane(reframed), view, items) < 1e-6
+    # a different tilt of the plane changes shapes by many canvas px
+    tilted = base.copy()
+    tilted[2, 1] += 3e-4
+    assert _shape_change_px(_plane(base), _plane(tilted), view, items) > 10 * 1.6
