@@ -1,7 +1,7 @@
 """The calibration end to end on a re-coloured, re-drawn variant of the default set.
 
     python benchmarks/bench_calibration.py [--photos 50] [--difficulty easy] [--work DIR]
-                                           [--with-truth]
+                                           [--size 1600x1200|phone] [--with-truth] [--control]
 
 1. writes a variant set (:func:`vision.calibration.variant.write_variant`: new colours, new
    icon placement) - the "printed game" whose catalogue is unknown to the scorer;
@@ -9,7 +9,11 @@
 3. builds a catalogue from those photos with the calibration library (the notebook's steps),
    confirming the icon table from the variant's truth as a person would;
 4. renders ``--photos`` synthetic table photos of the variant and scores them with the built
-   catalogue (and, with ``--with-truth``, with the variant's true catalogue: the ceiling).
+   catalogue (and, with ``--with-truth``, with the variant's true catalogue: the ceiling);
+5. with ``--control``, renders the *same* scenes (same seed, layout, camera and light) with the
+   default set and scores them with the default catalogue: the scorer's accuracy on those photos
+   without any new art. Variant-with-truth below the control is loss from the variant's art;
+   the control itself below the target is loss from the photos (size, framing, light).
 
 Prints seconds per stage, icon outline errors (mm), and the accuracy summary (photo-level exact
 accuracy first). ``--work`` keeps photos and catalogues for a rerun (stages already done are
@@ -64,6 +68,24 @@ def _score(folder: Path, n: int, catalogue: Catalogue) -> dict:
     return summarise(evaluations)
 
 
+def _render_scenes(folder: Path, n: int, seed: int, options: SynthOptions, catalogue) -> None:
+    """Synthetic table photos 0..n-1 of ``catalogue`` into ``folder`` (existing ones kept)."""
+    for index in range(n):
+        if not (folder / f"{index:04d}.json").is_file():
+            write_sample(make_sample(seed, index, options, catalogue=catalogue), folder)
+
+
+def _size(text: str) -> tuple[int, int] | None:
+    """``WxH`` (px) -> (W, H); ``phone`` -> None (drawn from the renderer's phone sizes)."""
+    if text == "phone":
+        return None
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"size must be WxH or 'phone', got {text!r}") from exc
+    return w, h
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=int, default=50, help="scored table photos (50)")
@@ -71,7 +93,18 @@ def main() -> None:
     parser.add_argument("--difficulty", default="easy", help="easy|medium|hard|mix (easy)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--work", type=Path, help="keep everything in this folder")
+    parser.add_argument(
+        "--size",
+        type=_size,
+        default=(1600, 1200),
+        help="table photo size WxH, or 'phone' for the renderer's phone sizes (1600x1200)",
+    )
     parser.add_argument("--with-truth", action="store_true", help="also score with the truth")
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="also score the same scenes drawn with the default set (its own catalogue)",
+    )
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-calibration-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -114,13 +147,12 @@ def main() -> None:
     )
     print(f"photo agreement per side (mm): median {statistics.median(agreement or [0.0]):.2f}")
 
-    scenes = work / f"scenes-{args.difficulty}"
+    size_name = "phone" if args.size is None else "x".join(map(str, args.size))
+    scenes = work / f"scenes-{args.difficulty}-{size_name}"
     options = SynthOptions(
-        size_px=(1600, 1200), difficulty=parse_difficulty(args.difficulty), exif_share=0.0
+        size_px=args.size, difficulty=parse_difficulty(args.difficulty), exif_share=0.0
     )
-    for index in range(args.photos):
-        if not (scenes / f"{index:04d}.json").is_file():
-            write_sample(make_sample(args.seed, index, options, catalogue=truth), scenes)
+    _render_scenes(scenes, args.photos, args.seed, options, truth)
     _stage(f"{args.photos} table photos rendered", started)
     print("\nscored with the calibrated catalogue:")
     print(format_summary(_score(scenes, args.photos, built)))
@@ -129,6 +161,13 @@ def main() -> None:
         print("\nscored with the variant's true catalogue (ceiling):")
         print(format_summary(_score(scenes, args.photos, truth)))
         _stage("scored (truth)", started)
+    if args.control:
+        default = load_catalogue()
+        control = work / f"control-{args.difficulty}-{size_name}"
+        _render_scenes(control, args.photos, args.seed, options, default)
+        print("\nthe same scenes drawn with the default set, scored with its catalogue (control):")
+        print(format_summary(_score(control, args.photos, default)))
+        _stage("scored (control)", started)
     print(f"\nwork folder: {work}")
 
 
