@@ -298,8 +298,10 @@ def rectify_sides(
     progress: bool = False,
 ) -> dict[SideKey, RectifiedSide]:
     """Rectify every side; all colours of a side are turned onto the first colour's frame and
-    lit alike: each colour's art gets the gains that match its neutral print to the colours'
-    consensus (per-pixel median), so one photo's glare or cast does not set everyone's light.
+    lit alike: the colours' arts are first white-balanced onto each other by their brightest
+    print (:func:`balance_white`, which undoes a strong colour cast of one photo), then each
+    gets the gains that match its neutral print to the colours' consensus (per-pixel median),
+    so one photo's glare or cast does not set everyone's light.
 
     ``colors``: colour order (default: sorted names); the first colour is the reference.
     """
@@ -325,12 +327,54 @@ def rectify_sides(
     for members in groups.values():
         if len(members) < 2:
             continue
+        balanced = balance_white([result[k].art_bgra for k in members])
+        for k, art in zip(members, balanced, strict=True):
+            result[k] = dataclasses.replace(result[k], art_bgra=art)
         consensus = np.median(np.stack([result[k].art_bgra for k in members]), axis=0)
         consensus = consensus.astype(np.uint8)
         for k in members:
             lit = match_light(result[k].art_bgra, consensus)
             result[k] = dataclasses.replace(result[k], art_bgra=lit)
     return result
+
+
+#: Percentile (per channel, of a side's inside pixels) taken as its brightest print: the cream
+#: and white that every colour prints alike cover more than the remaining share of any side.
+_WHITE_PERCENTILE = 95.0
+
+
+def balance_white(arts_bgra: list[np.ndarray]) -> list[np.ndarray]:
+    """The arts (BGRA uint8, one side in several colours, same frame) with per-channel gains
+    that give each the same brightest print (the colours' median of their
+    :data:`_WHITE_PERCENTILE` percentiles): a first, cast-proof step before :func:`match_light`.
+
+    A photo under warm or green light tints the cream print so much that it no longer looks
+    unsaturated, and the neutral print :func:`match_light` measures its gains on goes missing
+    (a teal coaster under tungsten light stays green); the brightest print is cream whatever
+    the player colour, so scaling it alike removes most of such a cast.
+    """
+    whites = []
+    for art in arts_bgra:
+        inside = art[:, :, 3] > 250
+        if inside.sum() < 200:
+            whites.append(None)
+            continue
+        pixels = art[:, :, :3][inside].astype(np.float32)
+        whites.append(np.maximum(np.percentile(pixels, _WHITE_PERCENTILE, axis=0), 1.0))
+    known = [w for w in whites if w is not None]
+    if not known:
+        return list(arts_bgra)
+    target = np.median(np.stack(known), axis=0)
+    balanced = []
+    for art, white in zip(arts_bgra, whites, strict=True):
+        if white is None:
+            balanced.append(art)
+            continue
+        out = art.copy()
+        gains = np.clip(target / white, 0.3, 3.0)
+        out[:, :, :3] = np.clip(art[:, :, :3].astype(np.float32) * gains, 0, 255).astype(np.uint8)
+        balanced.append(flatten_outside(out))
+    return balanced
 
 
 #: Pixels printed alike in every colour (cream, paper, black) have at most this HSV saturation.

@@ -1,12 +1,15 @@
 import dataclasses
 import json
 
+import cv2
+import numpy as np
 import pytest
 
 from games.beer_pretzels.catalogue import Face, ItemKind, load_catalogue
 from vision.calibration.coaster_set import (
     CalibrationError,
     SideKey,
+    balance_white,
     before_after,
     find_side_photos,
     rows_table,
@@ -122,3 +125,25 @@ def test_shapes_are_read_from_the_photos(small_set):
     assert rows["napkin"].shape() == small_set.truth.napkin.shape
     with pytest.raises(CalibrationError, match="shape"):
         dataclasses.replace(rows["three"], kind="hexagon").shape()
+
+
+def test_balance_white_undoes_one_photos_colour_cast():
+    # three colours of one face, one of them photographed under warm (tungsten-like) light
+    catalogue = load_catalogue()
+    arts = [
+        cv2.imread(
+            str(catalogue.art_path(ItemKind.COASTER, color, "soft", Face.UP)), cv2.IMREAD_UNCHANGED
+        )
+        for color in ("red", "green", "blue")
+    ]
+    cast = arts[1].copy()
+    cast[:, :, :3] = np.clip(cast[:, :, :3] * np.array([0.62, 0.95, 1.0]), 0, 255).astype(np.uint8)
+    balanced = balance_white([arts[0], cast, arts[2]])
+    inside = arts[1][:, :, 3] > 250
+    cream = inside & (arts[1][:, :, :3].min(axis=2) > 200)  # the print every colour shares
+    before = np.abs(cast[cream][:, :3].astype(float) - arts[1][cream][:, :3]).mean()
+    after = np.abs(balanced[1][cream][:, :3].astype(float) - arts[1][cream][:, :3]).mean()
+    assert before > 25
+    assert after < 8
+    # the colours without a cast keep their print (their brightest print already agrees)
+    assert np.abs(balanced[0][:, :, :3].astype(float) - arts[0][:, :, :3]).mean() < 4
