@@ -19,7 +19,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from games.beer_pretzels.catalogue import Face, ItemKind
-from vision.art import ArtLibrary, Side
+from vision.art import ArtLibrary, Side, ink_channel
 from vision.detect import CanvasView, SideDetection
 from vision.plane import ItemPose
 
@@ -318,3 +318,56 @@ def _fit_square(
         angle = angle + step[2]
         inliers = pts[use]
     return centre, float(angle), inliers
+
+
+#: Border profiles sampled per side of a napkin, and their span along the side (share of the
+#: half size, corners left out).
+_PROFILES_PER_SIDE = 16
+_PROFILE_SPAN = 0.8
+#: Each profile runs along the outward normal over this range of the half size (the stripe and
+#: the paper on both sides of it, inside the paper's edge).
+_PROFILE_RANGE = (0.75, 0.99)
+#: A profile agrees with the art when their normalised correlation is at least this.
+_MIN_PROFILE_CORRELATION = 0.5
+
+
+def border_agreement(view: CanvasView, library: ArtLibrary, side: Side, color: str, pose) -> float:
+    """Share of a napkin's border profiles that look like its art (0..1).
+
+    Across each side of the napkin, the ink channel of the photo (canvas px) is sampled along
+    the outward normal, from inside the stripe to the paper's edge, and correlated with the same
+    profile of the art in ``color``: a printed border repeats all around, while table texture
+    (wood grain, cloth) only lines up with a few of them. A flat profile counts as disagreeing.
+    """
+    half = side.shape.size_mm / 2
+    ppm = view.px_per_mm
+    r = np.arange(_PROFILE_RANGE[0] * half, _PROFILE_RANGE[1] * half, 0.5 / ppm)
+    t = np.linspace(-_PROFILE_SPAN * half, _PROFILE_SPAN * half, _PROFILES_PER_SIDE)
+    local = []
+    for normal in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
+        n = np.array(normal)
+        u = np.array([-n[1], n[0]])
+        local.append(n * r[None, :, None] + u * t[:, None, None])
+    local = np.concatenate(local)  # (4 * profiles, len(r), 2) side-local mm
+    art = library.art_rgba(side, color, ppm)
+    art_px = (local + half) * ppm - 0.5
+    expected = _sample(ink_channel(art[:, :, :3]), art_px)
+    canvas_px = view.table_to_canvas(pose.local_to_table(local.reshape(-1, 2)))
+    seen = _sample(view.ink, canvas_px.reshape(local.shape))
+    expected -= expected.mean(axis=1, keepdims=True)
+    seen -= seen.mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(expected, axis=1) * np.linalg.norm(seen, axis=1)
+    correlation = (expected * seen).sum(axis=1) / np.maximum(norm, 1e-6)
+    return float(np.mean(correlation >= _MIN_PROFILE_CORRELATION))
+
+
+def _sample(image: np.ndarray, points_px: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a single-channel ``image`` at (..., 2) px positions, float32."""
+    xy = points_px.astype(np.float32)
+    return cv2.remap(
+        image.astype(np.float32),
+        xy[..., 0],
+        xy[..., 1],
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )

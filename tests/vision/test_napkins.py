@@ -7,7 +7,8 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import CanvasView
-from vision.napkins import find_napkins
+from vision.napkins import border_agreement, find_napkins
+from vision.plane import ItemPose
 
 PPM = 1.6
 
@@ -42,3 +43,27 @@ def test_no_napkin_on_a_striped_table(catalogue) -> None:
         image[:, x : x + 3] = (40, 60, 90)
     view = CanvasView(image, (0.0, 0.0), PPM)
     assert find_napkins(view, art_library(catalogue), []) == []
+
+
+def test_border_agreement_tells_a_printed_border_from_wood_grain(catalogue) -> None:
+    back = side(catalogue, "napkin", None, "down")
+    napkin = Placed(back, "yellow", (120.0, 110.0), np.deg2rad(20))
+    rng = np.random.default_rng(7)
+    grain = np.cumsum(rng.normal(0, 6, 760)).clip(-40, 40)  # wood: light, streaked along y
+    wood = np.empty((760, 760, 3), np.uint8)
+    wood[:] = (np.array([120, 170, 205]) + grain[None, :, None]).clip(0, 255)
+    image = render_scene(
+        catalogue, [napkin], table_homography(PPM, origin_px=(0.0, 0.0)), (760, 760), (0, 0, 0)
+    )
+    image = np.where(image.sum(axis=2, keepdims=True) > 0, image, wood)
+    view = CanvasView(image, (0.0, 0.0), PPM)
+    library = art_library(catalogue)
+    assert (
+        border_agreement(view, library, back, "yellow", ItemPose((120.0, 110.0), napkin.angle_rad))
+        > 0.9
+    )
+    # the same napkin placed on bare wood, or a few mm off its border, does not look printed
+    on_wood = ItemPose((340.0, 330.0), np.deg2rad(20))
+    off_border = ItemPose((126.0, 110.0), np.deg2rad(20))
+    assert border_agreement(view, library, back, "yellow", on_wood) < 0.3
+    assert border_agreement(view, library, back, "yellow", off_border) < 0.3
