@@ -9,7 +9,9 @@
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
 4b. find coasters mostly hidden under the items found (:func:`vision.hidden.find_hidden_coasters`);
 5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
-6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`);
+6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`), and
+   check every icon the items found leave visible against the photo: whatever else lies over
+   it becomes a foreign object (:func:`vision.icon_covers.find_icon_covers`);
 7. find the boundary string (:func:`vision.boundary.find_boundary`) and map it to the table;
 8. score the scene with the scoring core and build the JSON contract
    (:mod:`vision.contract`).
@@ -27,7 +29,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from games.beer_pretzels.catalogue import Catalogue, Face, load_catalogue
+from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, load_catalogue
 from games.beer_pretzels.geometry import icon_polygons_mm
 from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import SceneError, score_scene
@@ -44,9 +46,10 @@ from vision.detect import (
 )
 from vision.errors import NoGameFound
 from vision.hidden import find_hidden_coasters
+from vision.icon_covers import find_icon_covers
 from vision.identify import IdentifiedItem, identify
 from vision.load import LoadedPhoto, load_photo
-from vision.napkins import find_napkins
+from vision.napkins import border_agreement, find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.plane import ItemObservation, PlaneFit, TablePlane, fit_table_plane
 from vision.segmentation import segmenter, segmenter_enabled
@@ -119,6 +122,8 @@ def score_photo(
         item = identify(library, view, d.side, pose, d.points_local_mm[mask])
         if k >= by_features and not _napkin_confirmed(item, int(mask.sum())):
             continue
+        if item.side.kind is ItemKind.NAPKIN and not _napkin_border_seen(library, view, item):
+            continue
         items.append(item)
     for hidden in find_hidden_coasters(view, library, items):
         items.append(identify(library, view, hidden.side, hidden.pose, hidden.points_local_mm))
@@ -135,7 +140,12 @@ def score_photo(
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     placed = placed_items(items, stacking.z, catalogue)
-    scene = Scene(boundary_mm=tuple(map(tuple, np.asarray(boundary_mm).tolist())), items=placed)
+    covers = find_icon_covers(view, catalogue, items, stacking.z)
+    scene = Scene(
+        boundary_mm=tuple(map(tuple, np.asarray(boundary_mm).tolist())),
+        items=placed,
+        foreign_mm=tuple(tuple(map(tuple, c.outline_mm.tolist())) for c in covers),
+    )
     score = None
     if len(scene.boundary_mm) >= 3:
         try:
@@ -258,10 +268,21 @@ def _fit_plane(
     )
 
 
+#: Share of a napkin's border profiles that must look like its art (see
+#: :func:`vision.napkins.border_agreement`): a napkin half covered by another still passes.
+MIN_NAPKIN_BORDER_AGREEMENT = 0.3
 #: A napkin found by its edges alone must keep this many edge points in the plane fit...
 _MIN_NAPKIN_EDGE_POINTS = 6
 #: ...and its art must explain its stripe within this error (summed BGR levels).
 _MAX_NAPKIN_FIT_ERROR = 100.0
+
+
+def _napkin_border_seen(library: ArtLibrary, view: CanvasView, item: IdentifiedItem) -> bool:
+    """Whether enough of a napkin's printed border shows where it was placed (any napkin,
+    found by features or by edges): table texture that happens to fit a few straight lines or
+    features does not repeat the border all around."""
+    agreement = border_agreement(view, library, item.side, item.color, item.pose)
+    return agreement >= MIN_NAPKIN_BORDER_AGREEMENT
 
 
 def _napkin_confirmed(item: IdentifiedItem, edge_points: int) -> bool:

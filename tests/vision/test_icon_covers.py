@@ -1,0 +1,67 @@
+"""The pixel check of icon visibility: a foreign object over an icon is found, an item above
+is left to the geometry, and a clean photo gives no covers."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from vision_scenes import Placed, render_scene, side, table_homography
+
+from vision.art import art_library
+from vision.detect import CanvasView
+from vision.icon_covers import find_icon_covers
+from vision.identify import IdentifiedItem, render
+from vision.plane import ItemPose
+
+PPM = 1.6
+
+
+def _identified(catalogue, view: CanvasView, placed: Placed) -> IdentifiedItem:
+    pose = ItemPose(placed.center_mm, placed.angle_rad)
+    rendering = render(art_library(catalogue), view, placed.side, placed.color, pose)
+    return IdentifiedItem(
+        placed.side, placed.color, pose, rendering, np.ones(3), 1.0, np.zeros((0, 2))
+    )
+
+
+def _icon_centre_px(catalogue, placed: Placed, icon_id: str) -> tuple[int, int]:
+    icon = catalogue.coaster_type(placed.side.type_name).icon(icon_id)
+    local = np.asarray(icon.outline_mm.centroid.coords)
+    table = ItemPose(placed.center_mm, placed.angle_rad).local_to_table(local)[0]
+    return round(table[0] * PPM), round(table[1] * PPM)
+
+
+@pytest.fixture
+def triple(catalogue) -> Placed:
+    return Placed(side(catalogue, "coaster", "triple"), "blue", (120.0, 110.0), np.deg2rad(25))
+
+
+def _photo(catalogue, items: list[Placed]) -> np.ndarray:
+    homography = table_homography(PPM, origin_px=(0.0, 0.0))
+    return render_scene(catalogue, items, homography, (400, 380), (60, 110, 70))
+
+
+def test_a_clean_photo_has_no_covers(catalogue, triple) -> None:
+    view = CanvasView(_photo(catalogue, [triple]), (0.0, 0.0), PPM)
+    assert find_icon_covers(view, catalogue, [_identified(catalogue, view, triple)], [0]) == []
+
+
+def test_a_coin_over_an_icon_is_a_cover_of_that_icon_only(catalogue, triple) -> None:
+    image = _photo(catalogue, [triple])
+    centre = _icon_centre_px(catalogue, triple, "p2")
+    cv2.circle(image, centre, 9, (175, 178, 180), -1)  # a silver coin, about 11 mm across
+    view = CanvasView(image, (0.0, 0.0), PPM)
+    covers = find_icon_covers(view, catalogue, [_identified(catalogue, view, triple)], [0])
+    assert {(c.item_index, c.icon_ids) for c in covers} == {(0, ("p2",))}
+    assert 20.0 < sum(c.area_mm2 for c in covers) < 130.0
+
+
+def test_an_item_above_is_left_to_the_geometry(catalogue, triple) -> None:
+    centre = _icon_centre_px(catalogue, triple, "p1")
+    above = Placed(
+        side(catalogue, "coaster", "beer"), "red", (centre[0] / PPM + 40, centre[1] / PPM), 0.0
+    )
+    view = CanvasView(_photo(catalogue, [triple, above]), (0.0, 0.0), PPM)
+    items = [_identified(catalogue, view, triple), _identified(catalogue, view, above)]
+    assert find_icon_covers(view, catalogue, items, [0, 1]) == []

@@ -1,0 +1,162 @@
+"""The pixel check of icon visibility: things over icons that no item found explains.
+
+Geometry decides which icons the items found cover. What it cannot know is what was not found:
+a glass, a hand, a pretzel stick, a coin, or a game item the detection missed. So every icon
+that the found items leave visible is compared with the photo: the coaster's art, rendered at
+its pose with its light (:class:`vision.identify.IdentifiedItem`'s rendering and gains), should
+explain the icon's pixels. A blob of pixels that it does not explain (well above the item's own
+error level, larger than noise) is something lying over the icon; its outline goes into the
+scene as a foreign object (``Scene.foreign_mm``), which the scoring core treats as covering.
+
+Pixels near the outline of another item lying above the coaster, or of a face-down coaster
+(which covers nothing by the rules), are left to the geometry.
+
+Frames: canvas px of the final rectified view (:class:`vision.detect.CanvasView`); outlines
+returned in table mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
+from vision.detect import CanvasView
+from vision.identify import IdentifiedItem
+from vision.occlusion import item_polygon_table_mm
+
+#: A pixel disagrees with the art when its error (summed BGR levels, after the item's light)
+#: exceeds this many times the item's median error, and at least :data:`MIN_MISMATCH_LEVELS`.
+MISMATCH_FACTOR = 3.0
+MIN_MISMATCH_LEVELS = 90.0
+#: Disagreeing blobs on a coaster smaller than this (mm^2) are noise, glare specks or JPEG
+#: artefacts; larger ones that reach an icon are covers.
+MIN_COVER_AREA_MM2 = 8.0
+#: Pixels this close to the outline of an item above, or of a face-down coaster, are left to
+#: the geometry (mm).
+EDGE_MARGIN_MM = 2.0
+#: The art is compared with the photo after a blur of this sigma (mm) and allows this shift (mm):
+#: the pose and the lens are known to about a pixel.
+_BLUR_MM = 0.6
+_SHIFT_MM = 0.8
+
+
+@dataclass(frozen=True)
+class IconCover:
+    """Something lying on item ``item_index`` that reaches its icons ``icon_ids``: the outline
+    (N, 2, table mm) and area (mm^2) of the part of it seen over the coaster. Whether it covers
+    an icon, or only comes near, is the scoring core's decision on the outlines."""
+
+    item_index: int
+    icon_ids: tuple[str, ...]
+    outline_mm: np.ndarray
+    area_mm2: float
+
+
+def find_icon_covers(
+    view: CanvasView, catalogue: Catalogue, items: list[IdentifiedItem], z: list[int]
+) -> list[IconCover]:
+    """Covers of the icons of every face-up coaster in ``items`` (stacking ranks ``z``)."""
+    covers = []
+    for k, item in enumerate(items):
+        if item.side.kind is not ItemKind.COASTER or item.side.face is not Face.UP:
+            continue
+        others = [
+            other
+            for j, other in enumerate(items)
+            if j != k and (z[j] > z[k] or other.side.face is Face.DOWN)
+        ]
+        covers += _covers_of(view, catalogue, k, item, others)
+    return covers
+
+
+def _covers_of(
+    view: CanvasView,
+    catalogue: Catalogue,
+    index: int,
+    item: IdentifiedItem,
+    others: list[IdentifiedItem],
+) -> list[IconCover]:
+    x0, y0, x1, y1 = item.rendering.box
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return []
+    ppm = view.px_per_mm
+    error = _error_map(view, item)
+    inside = item.rendering.alpha > 0.99
+    left_to_geometry = _outlines_mask(view, others, item.rendering.box)
+    judged = inside & ~left_to_geometry
+    if judged.sum() < 50:
+        return []
+    threshold = max(MIN_MISMATCH_LEVELS, MISMATCH_FACTOR * float(np.median(error[judged])))
+    mismatch = (error > threshold) & judged
+    speckless = np.ones((3, 3), np.uint8)
+    mismatch = cv2.morphologyEx(mismatch.astype(np.uint8), cv2.MORPH_OPEN, speckless)
+    min_pixels = MIN_COVER_AREA_MM2 * ppm * ppm
+    icons = _icon_masks(view, catalogue, item)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mismatch, connectivity=8)
+    covers = []
+    for blob in range(1, n):
+        if stats[blob, cv2.CC_STAT_AREA] < min_pixels:
+            continue
+        pixels = labels == blob
+        touched = [icon_id for icon_id, mask in icons.items() if (pixels & mask).any()]
+        if not touched:
+            continue
+        contours, _ = cv2.findContours(
+            pixels.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+        )
+        outline_px = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
+        if len(outline_px) < 3:
+            continue
+        outline_mm = view.canvas_to_table(outline_px + np.array([x0, y0]))
+        area = float(stats[blob, cv2.CC_STAT_AREA]) / (ppm * ppm)
+        covers.append(IconCover(index, tuple(touched), outline_mm, area))
+    return covers
+
+
+def _icon_masks(
+    view: CanvasView, catalogue: Catalogue, item: IdentifiedItem
+) -> dict[str, np.ndarray]:
+    """Per icon id, a box-sized bool mask of the icon's outline, grown by a pixel."""
+    x0, y0, x1, y1 = item.rendering.box
+    masks = {}
+    for icon in catalogue.coaster_type(item.side.type_name or "").icons:
+        outline_local = np.asarray(icon.outline_mm.exterior.coords)[:-1]
+        outline_px = view.table_to_canvas(item.pose.local_to_table(outline_local)) - (x0, y0)
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(mask, [np.round(outline_px).astype(np.int32)], 1)
+        masks[icon.id] = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
+    return masks
+
+
+def _error_map(view: CanvasView, item: IdentifiedItem) -> np.ndarray:
+    """Per-pixel error (summed BGR levels) of the item's lit art over its box, where the photo
+    disagrees with the art at every shift up to :data:`_SHIFT_MM` (after a light blur)."""
+    x0, y0, x1, y1 = item.rendering.box
+    sigma = max(0.5, _BLUR_MM * view.px_per_mm)
+    observed = cv2.GaussianBlur(view.image_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), sigma)
+    predicted = cv2.GaussianBlur(item.rendering.bgr * item.gains, (0, 0), sigma)
+    shift = max(1, round(_SHIFT_MM * view.px_per_mm))
+    error = np.full(observed.shape[:2], np.inf, np.float32)
+    for dy in range(-shift, shift + 1):
+        for dx in range(-shift, shift + 1):
+            moved = np.roll(predicted, (dy, dx), axis=(0, 1))
+            error = np.minimum(error, np.abs(observed - moved).sum(axis=2))
+    return error
+
+
+def _outlines_mask(
+    view: CanvasView, items: list[IdentifiedItem], box: tuple[int, int, int, int]
+) -> np.ndarray:
+    """Box-sized bool mask: inside, or within :data:`EDGE_MARGIN_MM` of, any of ``items``."""
+    x0, y0, x1, y1 = box
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for other in items:
+        outline = np.asarray(item_polygon_table_mm(other).exterior.coords)
+        px = view.table_to_canvas(outline) - (x0, y0)
+        cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 1)
+    margin = max(1, round(EDGE_MARGIN_MM * view.px_per_mm))
+    mask = cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    return mask > 0
