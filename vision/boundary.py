@@ -67,6 +67,15 @@ class Boundary:
     confidence: float
 
 
+def is_detectable_string_rgb(string_rgb: tuple[int, int, int]) -> bool:
+    """Whether a string of this colour (sRGB 0-255) can be told by colour: not too grey or dark."""
+    try:
+        StringColour.from_rgb(string_rgb)
+    except ValueError:
+        return False
+    return True
+
+
 def find_boundary(
     image_bgr: np.ndarray,
     *,

@@ -28,6 +28,8 @@ from vision.plane import ItemObservation, ItemPose, TablePlane, fit_table_plane
 
 #: Long side of the image searched in the coarse pass (px).
 COARSE_LONG_SIDE_PX = 1100
+#: Photos smaller than this (long side, px) are also searched upsampled when nothing is found.
+UPSAMPLED_LONG_SIDE_PX = 2400
 #: Template scale of the coarse pass (px/mm).
 COARSE_TEMPLATE_PX_PER_MM = 2.0
 #: Scale of the rectified table view (px/mm): about the resolution of a phone photo's items.
@@ -308,19 +310,25 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     """A first table-plane homography (table mm -> working px) from the clearest coaster faces.
 
     Searched first in a downscaled copy (cheap), then, when fewer than two coasters are clear
-    there, at the working resolution. The table frame is that of the strongest coaster found.
+    there, at the working resolution, and last, when none is clear in a small photo, in a copy
+    upsampled twice (small, blurred coasters give SIFT more to match at the finer scale).
+    The table frame is that of the strongest coaster found.
     Raises :class:`NoGameFound` when no coaster face is clearly visible.
     """
     h, w = image_bgr.shape[:2]
     chosen: list[_Hypothesis] = []
-    for long_side in (COARSE_LONG_SIDE_PX, max(h, w)):
-        factor = min(1.0, long_side / max(h, w))
-        small = image_bgr
-        if factor < 1.0:
-            small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-        features = _sift_features(ink_channel(small))
+    long_side = max(h, w)
+    factors = [min(1.0, COARSE_LONG_SIDE_PX / long_side), 1.0]
+    if long_side < UPSAMPLED_LONG_SIDE_PX:
+        factors.append(min(2.0, UPSAMPLED_LONG_SIDE_PX / long_side))
+    for factor in dict.fromkeys(factors):
+        resized = image_bgr
+        if factor != 1.0:
+            interpolation = cv2.INTER_AREA if factor < 1.0 else cv2.INTER_CUBIC
+            resized = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=interpolation)
+        features = _sift_features(ink_channel(resized))
         chosen = _coarse_hypotheses(features, library)
-        if len(chosen) >= 2 or factor == 1.0:
+        if len(chosen) >= 2 or (chosen and factor >= 1.0):
             break
     if not chosen:
         raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")

@@ -35,7 +35,7 @@ from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import SceneError, score_scene
 from vision.annotate import annotate
 from vision.art import ArtLibrary, art_library
-from vision.boundary import find_boundary
+from vision.boundary import find_boundary, is_detectable_string_rgb
 from vision.contract import build_contract, placed_items
 from vision.detect import (
     CanvasView,
@@ -133,10 +133,13 @@ def score_photo(
         segmentation = segmenter().segment(image)
         item_mask |= segmentation.items_mask()
         string_prior = segmentation.probability("string")
-    boundary = find_boundary(image, item_mask=item_mask, string_prior=string_prior)
+    string_rgb = _lit_string_rgb(catalogue.string.rgb, items)
+    boundary = find_boundary(
+        image, item_mask=item_mask, string_prior=string_prior, string_rgb=string_rgb
+    )
     if boundary is None:
         # the item mask is only a hint (where the string may hide): look again without it
-        boundary = find_boundary(image, string_prior=string_prior)
+        boundary = find_boundary(image, string_prior=string_prior, string_rgb=string_rgb)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     placed = placed_items(items, stacking.z, catalogue)
@@ -275,6 +278,19 @@ MIN_NAPKIN_BORDER_AGREEMENT = 0.3
 _MIN_NAPKIN_EDGE_POINTS = 6
 #: ...and its art must explain its stripe within this error (summed BGR levels).
 _MAX_NAPKIN_FIT_ERROR = 100.0
+
+
+def _lit_string_rgb(
+    nominal_rgb: tuple[int, int, int], items: list[IdentifiedItem]
+) -> tuple[int, int, int]:
+    """The string's colour (sRGB 0-255) under this photo's light: its catalogue colour times
+    the median per-channel gains that light gave the items' art."""
+    if not items:
+        return nominal_rgb
+    gains_bgr = np.median([item.gains for item in items], axis=0)
+    lit = np.clip(np.asarray(nominal_rgb, float) * gains_bgr[::-1], 0, 255)
+    lit_rgb = (int(lit[0]), int(lit[1]), int(lit[2]))
+    return lit_rgb if is_detectable_string_rgb(lit_rgb) else nominal_rgb
 
 
 def _napkin_border_seen(library: ArtLibrary, view: CanvasView, item: IdentifiedItem) -> bool:

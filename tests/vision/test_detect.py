@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
+from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import coarse_table_plane, detect_sides, rectify
@@ -64,3 +66,25 @@ def test_blank_table_has_no_game(catalogue) -> None:
     image[::7] = 40  # some texture, no items
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, art_library(catalogue))
+
+
+def test_tiny_blurred_coasters_are_found_in_an_upsampled_copy(catalogue, monkeypatch) -> None:
+    items = [
+        Placed(side(catalogue, "coaster", "triple"), "blue", (60.0, 60.0), np.deg2rad(20)),
+        Placed(side(catalogue, "coaster", "beer"), "red", (190.0, 70.0), np.deg2rad(-65)),
+        Placed(side(catalogue, "coaster", "three"), "yellow", (120.0, 170.0), np.deg2rad(140)),
+        Placed(side(catalogue, "coaster", "double"), "green", (175.0, 140.0), np.deg2rad(75)),
+    ]
+    homography = table_homography(0.5, tilt=0.0004, origin_px=(40.0, 40.0))  # 50 px coasters
+    image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (240, 230)), (0, 0), 0.8)
+    library = art_library(catalogue)
+    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (240, 230))
+    true = np.array([it.center_mm for it in items])
+    px = np.array([(homography @ [*c, 1])[:2] / (homography @ [*c, 1])[2] for c in true])
+    found = plane.image_to_table(px)
+    d_found = np.linalg.norm(found[:, None] - found[None], axis=2)
+    d_true = np.linalg.norm(true[:, None] - true[None], axis=2)
+    assert np.abs(d_found - d_true).max() < 0.15 * d_true.max()  # a first, rough plane
+    monkeypatch.setattr("vision.detect.UPSAMPLED_LONG_SIDE_PX", 1)  # without the upsampled copy
+    with pytest.raises(NoGameFound):
+        coarse_table_plane(image, library)

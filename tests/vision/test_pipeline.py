@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -15,7 +16,7 @@ from games.beer_pretzels.catalogue import load_catalogue
 from vision.art import art_library
 from vision.detect import CanvasView, SideDetection
 from vision.errors import ImageTooSmall, NoGameFound, PhotoError, UnreadableImage
-from vision.pipeline import _shape_change_px, score_photo
+from vision.pipeline import _lit_string_rgb, _shape_change_px, score_photo
 from vision.plane import ItemPose, TablePlane
 
 DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
@@ -117,3 +118,12 @@ def test_shape_change_ignores_a_change_of_table_frame_but_not_of_perspective() -
     tilted = base.copy()
     tilted[2, 1] += 3e-4
     assert _shape_change_px(_plane(base), _plane(tilted), view, items) > 10 * 1.6
+
+
+def test_string_colour_follows_the_light_measured_on_the_items() -> None:
+    warm = [SimpleNamespace(gains=np.array([0.7, 0.9, 1.1]))] * 3  # B, G, R gains
+    assert _lit_string_rgb((228, 211, 146), warm) == (250, 189, 102)
+    assert _lit_string_rgb((228, 211, 146), []) == (228, 211, 146)
+    # a light that would make the string too grey to tell by colour keeps the nominal colour
+    grey = [SimpleNamespace(gains=np.array([1.25, 0.865, 0.8]))]  # the cord would look (182,)*3
+    assert _lit_string_rgb((228, 211, 146), grey) == (228, 211, 146)
