@@ -35,7 +35,7 @@ from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import SceneError, score_scene
 from vision.annotate import annotate
 from vision.art import ArtLibrary, art_library
-from vision.boundary import find_boundary, is_detectable_string_rgb
+from vision.boundary import Boundary, find_boundary, is_detectable_string_rgb
 from vision.contract import build_contract, placed_items
 from vision.detect import (
     CanvasView,
@@ -133,13 +133,7 @@ def score_photo(
         segmentation = segmenter().segment(image)
         item_mask |= segmentation.items_mask()
         string_prior = segmentation.probability("string")
-    string_rgb = _lit_string_rgb(catalogue.string.rgb, items)
-    boundary = find_boundary(
-        image, item_mask=item_mask, string_prior=string_prior, string_rgb=string_rgb
-    )
-    if boundary is None:
-        # the item mask is only a hint (where the string may hide): look again without it
-        boundary = find_boundary(image, string_prior=string_prior, string_rgb=string_rgb)
+    boundary = _find_boundary(image, item_mask, string_prior, catalogue.string.rgb, items)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     placed = placed_items(items, stacking.z, catalogue)
@@ -278,6 +272,26 @@ MIN_NAPKIN_BORDER_AGREEMENT = 0.3
 _MIN_NAPKIN_EDGE_POINTS = 6
 #: ...and its art must explain its stripe within this error (summed BGR levels).
 _MAX_NAPKIN_FIT_ERROR = 100.0
+
+
+def _find_boundary(
+    image: np.ndarray,
+    item_mask: np.ndarray,
+    string_prior: np.ndarray | None,
+    string_rgb: tuple[int, int, int],
+    items: list[IdentifiedItem],
+) -> Boundary | None:
+    """The string loop (working px), or None: searched with the string's catalogue colour,
+    then, if no loop is found, with that colour under the light measured on the items, and
+    last without the item mask (only a hint of where the string may hide)."""
+    lit_rgb = _lit_string_rgb(string_rgb, items)
+    for colour in dict.fromkeys([string_rgb, lit_rgb]):
+        boundary = find_boundary(
+            image, item_mask=item_mask, string_prior=string_prior, string_rgb=colour
+        )
+        if boundary is not None:
+            return boundary
+    return find_boundary(image, string_prior=string_prior, string_rgb=string_rgb)
 
 
 def _lit_string_rgb(
