@@ -32,13 +32,17 @@ IN_FLIGHT_PER_THREAD = 2
 #: variables ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` etc.). With Dask's defaults an
 #: idle 2-worker cluster used 12% of a core, with these 2%; the statistical profiler also takes
 #: the GIL from the photo's thread every 10 ms to sample its stack. Work stealing is not needed:
-#: the client keeps only :data:`IN_FLIGHT_PER_THREAD` photos per thread submitted.
+#: the client keeps only :data:`IN_FLIGHT_PER_THREAD` photos per thread submitted. Dask runs a
+#: photo in a worker thread, whose own malloc arena (64 MB heaps, no mmap: see
+#: ``vision.batch.worker._keep_freed_memory``) made the pipeline 16% slower than in a pool
+#: process; one arena per worker process (``MALLOC_ARENA_MAX=1``) removes that.
 CLUSTER_CONFIG: dict[str, object] = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "2s",
     "distributed.worker.memory.monitor-interval": "1s",
     "distributed.scheduler.work-stealing": False,
+    "distributed.nanny.pre-spawn-environ.MALLOC_ARENA_MAX": 1,
 }
 
 
