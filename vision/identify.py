@@ -3,9 +3,10 @@
 Works in a rectified view (:class:`vision.detect.CanvasView`), where an item is its art
 rotated and shifted. For each candidate colour the art is rendered at the item's pose and
 compared with the observed pixels where the item is surely visible (around its matched
-features), after a per-channel gain that absorbs the light's colour and brightness. The colour
-whose art explains the pixels best wins; the same comparison decides a napkin's face from its
-back, and a face-down coaster's shape.
+features), after a per-channel gain that absorbs the light's colour and brightness and an
+offset alike in every channel that absorbs light added on top (haze, glare, a washed-out
+exposure). The colour whose art explains the pixels best wins; the same comparison decides a
+napkin's face from its back, and a face-down coaster's shape.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side
-from vision.detect import CanvasView
+from vision.detect import CanvasView, SideDetection
 from vision.plane import ItemPose
 
 #: Radius around each matched feature taken as surely visible (mm).
@@ -42,9 +43,7 @@ class IdentifiedItem:
 
     ``gains``: per-channel factors (B, G, R) mapping art colours to observed ones;
     ``color_margin``: how much better the chosen colour explains the pixels than the runner-up
-    (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm);
-    ``fit_error``: median error (summed BGR levels) of the chosen art on its colour-dependent
-    pixels near those features.
+    (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm).
     """
 
     side: Side
@@ -54,7 +53,6 @@ class IdentifiedItem:
     gains: np.ndarray
     color_margin: float
     points_local_mm: np.ndarray
-    fit_error: float = 0.0
 
 
 def local_to_canvas_matrix(view: CanvasView, pose: ItemPose) -> np.ndarray:
@@ -124,6 +122,46 @@ def fit_gains(observed: np.ndarray, art: np.ndarray) -> np.ndarray:
     return np.clip(num / den, 0.05, 5.0)
 
 
+def _colour_spread(arts: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest difference between the colours' arts (levels), (h, w)."""
+    return (arts.max(axis=0) - arts.min(axis=0)).max(axis=2)
+
+
+def _neutral_gains(observed_box: np.ndarray, arts: np.ndarray, neutral: np.ndarray):
+    """Light gains fitted on the ``neutral`` pixels, or None when too few of them show."""
+    if neutral.sum() < _MIN_PIXELS:
+        return None
+    return fit_gains(observed_box[neutral], arts[0][neutral])
+
+
+def light_gains(
+    library: ArtLibrary, view: CanvasView, detections: list[SideDetection], most: int = 8
+) -> np.ndarray | None:
+    """The light's per-channel gains (B, G, R) mapping art colours to ``view``'s colours.
+
+    Median, over the (at most ``most``) coaster detections with the most matched features, of
+    the gains fitted on their neutral art pixels (printed alike in every colour) near those
+    features; None when no coaster shows enough of them. Measured before the items' colours
+    are known, so that colour tests that precede identification can discount the light.
+    """
+    coasters = [d for d in detections if d.side.kind is ItemKind.COASTER]
+    coasters.sort(key=lambda d: -len(d.points_local_mm))
+    colors = library.catalogue.color_names
+    found = []
+    for d in coasters[:most]:
+        box = item_box(view, d.side, d.pose)
+        x0, y0, x1, y1 = box
+        renderings = [render(library, view, d.side, color, d.pose, box) for color in colors]
+        arts = np.stack([r.bgr for r in renderings])
+        inside = visible_mask(view, box, d.pose, d.points_local_mm)
+        inside &= renderings[0].alpha > 0.99
+        neutral = inside & (_colour_spread(arts) < _NEUTRAL_SPREAD)
+        gains = _neutral_gains(view.image_bgr[y0:y1, x0:x1].astype(np.float32), arts, neutral)
+        if gains is not None:
+            found.append(gains)
+    return np.median(found, axis=0) if found else None
+
+
 def _candidate_sides(library: ArtLibrary, side: Side) -> list[Side]:
     """Sides one detection may turn out to be: a napkin's face or back."""
     if side.kind is ItemKind.NAPKIN:
@@ -156,22 +194,22 @@ def identify(
         inside = near_features & (renderings[0].alpha > 0.99)
         if inside.sum() < _MIN_PIXELS:
             inside = renderings[0].alpha > 0.99
-        spread = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2)
-        neutral = inside & (spread < _NEUTRAL_SPREAD)
+        spread = _colour_spread(arts)
         telling = inside & (spread > _TELLING_SPREAD)
         if telling.sum() < _MIN_PIXELS:
             telling = inside
         observed = observed_box[inside]
-        shared_gains = None
-        if neutral.sum() >= _MIN_PIXELS:
-            shared_gains = fit_gains(observed_box[neutral], arts[0][neutral])
+        shared_gains = _neutral_gains(observed_box, arts, inside & (spread < _NEUTRAL_SPREAD))
         errors = []
         for k in range(len(colors)):
             gains = (
                 shared_gains if shared_gains is not None else fit_gains(observed, arts[k][inside])
             )
-            err = np.abs(observed_box[telling] - arts[k][telling] * gains).sum(axis=1)
-            errors.append((float(np.median(err)), k, gains))
+            residual = observed_box[telling] - arts[k][telling] * gains
+            # light added alike to every channel (glare, haze, a washed-out exposure) brightens
+            # and greys a colour without changing which channel leads: it is discounted here
+            residual -= np.median(residual)
+            errors.append((float(np.median(np.abs(residual).sum(axis=1))), k, gains))
         errors.sort(key=lambda e: e[0])
         _, best, gains = errors[0]
         whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
@@ -185,10 +223,9 @@ def identify(
                 renderings[best],
                 gains,
                 margin,
-                errors[0][0],
             )
         )
-    err, best_side, k, rendering, gains, margin, fit_error = min(per_side, key=lambda r: r[0])
+    err, best_side, k, rendering, gains, margin = min(per_side, key=lambda r: r[0])
     color = colors[k]
     if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
         best_side, rendering = _back_shape(library, view, best_side, color, pose, gains, err)
@@ -200,7 +237,6 @@ def identify(
         gains=gains,
         color_margin=float(margin),
         points_local_mm=points_local_mm,
-        fit_error=float(fit_error),
     )
 
 

@@ -113,9 +113,17 @@ def _vote_cells(
 
 
 def find_napkins(
-    view: CanvasView, library: ArtLibrary, known: list[SideDetection]
+    view: CanvasView,
+    library: ArtLibrary,
+    known: list[SideDetection],
+    light_bgr: np.ndarray | None = None,
 ) -> list[SideDetection]:
-    """Napkins in ``view`` not already among ``known`` detections (poses in table mm)."""
+    """Napkins in ``view`` not already among ``known`` detections (poses in table mm).
+
+    ``light_bgr``: the light's per-channel gains (:func:`vision.identify.light_gains`), divided
+    out before the paper is judged unsaturated (a warm light makes white paper look cream);
+    None judges the pixels as they are.
+    """
     side = next(s for s in library.sides if s.kind is ItemKind.NAPKIN and s.face is Face.DOWN)
     half_px = side.shape.size_mm / 2 * view.px_per_mm
     edges = _edge_pixels(view)
@@ -153,7 +161,7 @@ def find_napkins(
             continue
         centre, angle, inliers = fitted
         if len(inliers) < MIN_FULL_SHARE * full_edges or not _is_paper(
-            view, centre, angle, half_px
+            view, centre, angle, half_px, light_bgr
         ):
             continue
         centre_mm = view.canvas_to_table(centre[None])[0]
@@ -189,16 +197,26 @@ def _full_napkin_edges(library: ArtLibrary, side: Side, px_per_mm: float) -> int
     return 0 if fitted is None else len(fitted[2])
 
 
-def _is_paper(view: CanvasView, centre: np.ndarray, angle: float, half_px: float) -> bool:
+def _is_paper(
+    view: CanvasView,
+    centre: np.ndarray,
+    angle: float,
+    half_px: float,
+    light_bgr: np.ndarray | None = None,
+) -> bool:
     """Whether the candidate looks like a napkin: unsaturated paper inside a darker stripe.
 
     Canvas px. Inside the stripe most pixels are unsaturated (paper), and the stripe band is
-    clearly darker in the ink channel than that paper (a printed border, not bare table).
+    clearly darker in the ink channel than that paper (a printed border, not bare table). The
+    light's gains, when given, are divided out first (only their ratios matter here).
     """
     paper = _square_band(view, centre, angle, 0.0, half_px * 0.7)
     stripe = _square_band(view, centre, angle, half_px * 57.8 / 65, half_px * 59.7 / 65)
     if len(paper) < 50 or len(stripe) < 20:
         return False
+    if light_bgr is not None:
+        white = np.asarray(light_bgr, np.float32) / float(np.max(light_bgr))
+        paper, stripe = paper / white, stripe / white
     saturation = (paper.max(axis=1) - paper.min(axis=1)) / (paper.max(axis=1) + 1.0)
     if (saturation < MAX_PAPER_SATURATION).mean() < MIN_PAPER_SHARE:
         return False

@@ -67,3 +67,18 @@ def test_border_agreement_tells_a_printed_border_from_wood_grain(catalogue) -> N
     off_border = ItemPose((126.0, 110.0), np.deg2rad(20))
     assert border_agreement(view, library, back, "yellow", on_wood) < 0.3
     assert border_agreement(view, library, back, "yellow", off_border) < 0.3
+
+
+def test_a_napkin_under_a_warm_light_is_paper_once_the_light_is_discounted(catalogue) -> None:
+    napkin = Placed(side(catalogue, "napkin", None, "up"), "blue", (120.0, 120.0), np.deg2rad(5))
+    image = render_scene(
+        catalogue, [napkin], table_homography(PPM, origin_px=(0.0, 0.0)), (420, 420), (90, 140, 110)
+    )
+    warm = np.array([0.62, 0.85, 1.0])  # B, G, R: white paper looks cream
+    lit = np.clip(image.astype(np.float32) * warm, 0, 255).astype(np.uint8)
+    view = CanvasView(lit, (0.0, 0.0), PPM)
+    library = art_library(catalogue)
+    assert find_napkins(view, library, []) == []
+    found = find_napkins(view, library, [], light_bgr=warm * 0.9)
+    assert len(found) == 1
+    assert np.hypot(*np.subtract(found[0].pose.center_mm, napkin.center_mm)) < 1.0
