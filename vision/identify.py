@@ -41,7 +41,9 @@ class Rendering:
 class IdentifiedItem:
     """A detected item with its colour and side decided.
 
-    ``gains``: per-channel factors (B, G, R) mapping art colours to observed ones;
+    ``gains``: per-channel factors (B, G, R) mapping art colours to observed ones, and
+    ``haze``: light added alike to every channel on top (levels): observed ~ gains * art + haze
+    on the item's colour-dependent pixels;
     ``color_margin``: how much better the chosen colour explains the pixels than the runner-up
     (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm).
     """
@@ -51,6 +53,7 @@ class IdentifiedItem:
     pose: ItemPose
     rendering: Rendering
     gains: np.ndarray
+    haze: float
     color_margin: float
     points_local_mm: np.ndarray
 
@@ -208,10 +211,11 @@ def identify(
             residual = observed_box[telling] - arts[k][telling] * gains
             # light added alike to every channel (glare, haze, a washed-out exposure) brightens
             # and greys a colour without changing which channel leads: it is discounted here
-            residual -= np.median(residual)
-            errors.append((float(np.median(np.abs(residual).sum(axis=1))), k, gains))
+            haze = float(np.median(residual))
+            residual -= haze
+            errors.append((float(np.median(np.abs(residual).sum(axis=1))), k, gains, haze))
         errors.sort(key=lambda e: e[0])
-        _, best, gains = errors[0]
+        _, best, gains, haze = errors[0]
         whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
         runner_up = errors[1][0] if len(errors) > 1 else errors[0][0]
         margin = (runner_up - errors[0][0]) / max(runner_up, 1e-6)
@@ -222,10 +226,11 @@ def identify(
                 best,
                 renderings[best],
                 gains,
+                haze,
                 margin,
             )
         )
-    err, best_side, k, rendering, gains, margin = min(per_side, key=lambda r: r[0])
+    err, best_side, k, rendering, gains, haze, margin = min(per_side, key=lambda r: r[0])
     color = colors[k]
     if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
         best_side, rendering = _back_shape(library, view, best_side, color, pose, gains, err)
@@ -235,6 +240,7 @@ def identify(
         pose=pose,
         rendering=rendering,
         gains=gains,
+        haze=haze,
         color_margin=float(margin),
         points_local_mm=points_local_mm,
     )

@@ -298,11 +298,13 @@ def _lit_string_rgb(
     nominal_rgb: tuple[int, int, int], items: list[IdentifiedItem]
 ) -> tuple[int, int, int]:
     """The string's colour (sRGB 0-255) under this photo's light: its catalogue colour times
-    the median per-channel gains that light gave the items' art."""
+    the median per-channel gains that light gave the items' art, plus the median haze (light
+    added alike to every channel) measured on them."""
     if not items:
         return nominal_rgb
     gains_bgr = np.median([item.gains for item in items], axis=0)
-    lit = np.clip(np.asarray(nominal_rgb, float) * gains_bgr[::-1], 0, 255)
+    haze = float(np.median([item.haze for item in items]))
+    lit = np.clip(np.asarray(nominal_rgb, float) * gains_bgr[::-1] + haze, 0, 255)
     lit_rgb = (int(lit[0]), int(lit[1]), int(lit[2]))
     return lit_rgb if is_detectable_string_rgb(lit_rgb) else nominal_rgb
 

@@ -21,7 +21,7 @@ def _identified(catalogue, view: CanvasView, placed: Placed) -> IdentifiedItem:
     pose = ItemPose(placed.center_mm, placed.angle_rad)
     rendering = render(art_library(catalogue), view, placed.side, placed.color, pose)
     return IdentifiedItem(
-        placed.side, placed.color, pose, rendering, np.ones(3), 1.0, np.zeros((0, 2))
+        placed.side, placed.color, pose, rendering, np.ones(3), 0.0, 1.0, np.zeros((0, 2))
     )
 
 

@@ -121,9 +121,12 @@ def test_shape_change_ignores_a_change_of_table_frame_but_not_of_perspective() -
 
 
 def test_string_colour_follows_the_light_measured_on_the_items() -> None:
-    warm = [SimpleNamespace(gains=np.array([0.7, 0.9, 1.1]))] * 3  # B, G, R gains
+    warm = [SimpleNamespace(gains=np.array([0.7, 0.9, 1.1]), haze=0.0)] * 3  # B, G, R gains
     assert _lit_string_rgb((228, 211, 146), warm) == (250, 189, 102)
     assert _lit_string_rgb((228, 211, 146), []) == (228, 211, 146)
+    # light added alike to every channel (haze) lifts every channel of the cord alike
+    hazy = [SimpleNamespace(gains=np.array([0.7, 0.7, 0.7]), haze=h) for h in (30.0, 40.0, 50.0)]
+    assert _lit_string_rgb((228, 211, 146), hazy) == (199, 187, 142)
     # a light that would make the string too grey to tell by colour keeps the nominal colour
-    grey = [SimpleNamespace(gains=np.array([1.25, 0.865, 0.8]))]  # the cord would look (182,)*3
+    grey = [SimpleNamespace(gains=np.array([1.25, 0.865, 0.8]), haze=0.0)]  # cord: (182,)*3
     assert _lit_string_rgb((228, 211, 146), grey) == (228, 211, 146)
