@@ -297,7 +297,8 @@ def rectify_sides(
     colors: list[str] | None = None,
     progress: bool = False,
 ) -> dict[SideKey, RectifiedSide]:
-    """Rectify every side; all colours of a side are turned onto the first colour's frame and
+    """Rectify every side; its photo's light falling off across it is divided out
+    (:func:`flatten_light`); all colours of a side are turned onto the first colour's frame and
     lit alike: the colours' arts are first white-balanced onto each other by their brightest
     print (:func:`balance_white`, which undoes a strong colour cast of one photo), then each
     gets the gains that match its neutral print to the colours' consensus (per-pixel median),
@@ -319,6 +320,7 @@ def rectify_sides(
             print(f"[{n + 1}/{len(sides)}] {side.label}", flush=True)
         shape = by_item[side.item]
         rectified = rectify_side(side, photos[side], shape)
+        rectified = dataclasses.replace(rectified, art_bgra=flatten_light(rectified.art_bgra))
         members = groups.setdefault(side_group(side, shape), [])
         if members:
             rectified = turn_side(rectified, _turn_onto(rectified, result[members[0]]))
@@ -336,6 +338,55 @@ def rectify_sides(
             lit = match_light(result[k].art_bgra, consensus)
             result[k] = dataclasses.replace(result[k], art_bgra=lit)
     return result
+
+
+#: Pixels of a side's art taken as its cream print, for :func:`flatten_light`: unsaturated, and
+#: at least this share of the side's brightest print (:data:`_WHITE_PERCENTILE`).
+_CREAM_SHARE = 0.75
+#: Fewest cream pixels :func:`flatten_light` fits the light's fall-off on.
+_MIN_CREAM_PIXELS = 2000
+
+
+def flatten_light(art_bgra: np.ndarray) -> np.ndarray:
+    """``art_bgra`` (BGRA uint8, art px) with the light's smooth fall-off across it divided out.
+
+    A photo's light is rarely even over a coaster: it falls off towards one side, or a soft
+    shadow darkens a corner, and the rectified art keeps that shading. The scorer lights each
+    item's art with one gain per channel, so baked-in shading looks, in every table photo, like
+    something lying on the darker part (the icon pixel check then reports a cover). The cream
+    print is the same cream all over the side: a quadratic surface in (x, y) fitted to the log
+    brightness of its pixels is the fall-off, divided out so that the art keeps its mean
+    brightness. Arts with too little cream are returned as they are.
+    """
+    inside = cv2.erode((art_bgra[:, :, 3] > 250).astype(np.uint8), np.ones((15, 15), np.uint8)) > 0
+    if inside.sum() < _MIN_CREAM_PIXELS:
+        return art_bgra
+    art = art_bgra[:, :, :3].astype(np.float32)
+    brightness = art.max(axis=2)
+    saturation = cv2.cvtColor(art_bgra[:, :, :3], cv2.COLOR_BGR2HSV)[:, :, 1]
+    white = np.percentile(brightness[inside], _WHITE_PERCENTILE)
+    cream = inside & (saturation < _NEUTRAL_SATURATION) & (brightness >= _CREAM_SHARE * white)
+    ys, xs = np.nonzero(cream)
+    if len(xs) < _MIN_CREAM_PIXELS:
+        return art_bgra
+    step = max(1, len(xs) // 20000)
+    n = art_bgra.shape[0]
+
+    def terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        u, v = x / n - 0.5, y / n - 0.5
+        return np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=-1)
+
+    coeffs, *_ = np.linalg.lstsq(
+        terms(xs[::step].astype(float), ys[::step].astype(float)),
+        np.log(brightness[ys[::step], xs[::step]]),
+        rcond=None,
+    )
+    gy, gx = np.mgrid[0:n, 0 : art_bgra.shape[1]].astype(np.float32)
+    log_field = terms(gx, gy) @ coeffs.astype(np.float32)
+    log_field -= log_field[inside].mean()
+    out = art_bgra.copy()
+    out[:, :, :3] = np.clip(art / np.exp(log_field)[:, :, None], 0, 255).astype(np.uint8)
+    return flatten_outside(out)
 
 
 #: Percentile (per channel, of a side's inside pixels) taken as its brightest print: the cream
@@ -391,7 +442,8 @@ def match_light(art_bgra: np.ndarray, reference_bgra: np.ndarray) -> np.ndarray:
     The scorer measures a photo's light on the pixels all colours print alike, so the art of
     all colours of a side must show them alike; photos of different colours are taken under
     different light. Gains: median ratio on unsaturated pixels, refined by least squares on
-    the pixels that then agree.
+    the pixels that then agree; then a smooth brightness factor per pixel (:func:`_shading`)
+    removes what one photo's shadows or glare left on its neutral print.
     """
     inside = cv2.erode((art_bgra[:, :, 3] > 250).astype(np.uint8), np.ones((15, 15), np.uint8)) > 0
     art = art_bgra[:, :, :3].astype(np.float32)
@@ -407,9 +459,34 @@ def match_light(art_bgra: np.ndarray, reference_bgra: np.ndarray) -> np.ndarray:
     if alike.sum() >= 200:
         a, r = art[alike], ref[alike]
         gains = (a * r).sum(axis=0) / np.maximum((a * a).sum(axis=0), 1e-6)
+    lit = art * np.clip(gains, 0.3, 3.0)
+    lit *= _shading(lit, ref, bright)[:, :, None]
     out = art_bgra.copy()
-    out[:, :, :3] = np.clip(art * np.clip(gains, 0.3, 3.0), 0, 255).astype(np.uint8)
+    out[:, :, :3] = np.clip(lit, 0, 255).astype(np.uint8)
     return flatten_outside(out)
+
+
+#: Reach (mm, Gaussian sigma) of one neutral pixel's say in :func:`_shading`.
+_SHADING_SIGMA_MM = 3.0
+#: Weight (share of a full neighbourhood of neutral pixels) below which the shading is left at 1.
+_SHADING_MIN_SUPPORT = 0.005
+
+
+def _shading(lit: np.ndarray, ref: np.ndarray, neutral: np.ndarray) -> np.ndarray:
+    """(H, W) brightness factors that make ``lit``'s neutral print as bright as ``ref``'s
+    everywhere: a shadow or a glare spot of one photo, local where one gain per channel is not.
+
+    The ratio of the references' brightness to the art's on the ``neutral`` pixels is spread to
+    their surroundings by normalised convolution (:data:`_SHADING_SIGMA_MM`); far from any
+    neutral pixel it fades to 1.
+    """
+    ratio = ref.mean(axis=2) / np.maximum(lit.mean(axis=2), 1.0)
+    weight = neutral.astype(np.float32)
+    sigma = _SHADING_SIGMA_MM * ART_PX_PER_MM
+    support = cv2.GaussianBlur(weight, (0, 0), sigma)
+    spread = cv2.GaussianBlur(np.clip(ratio, 0.4, 2.5) * weight, (0, 0), sigma)
+    floor = _SHADING_MIN_SUPPORT
+    return ((spread + floor) / (support + floor)).astype(np.float32)
 
 
 def _turn_onto(side: RectifiedSide, reference: RectifiedSide) -> float:

@@ -12,6 +12,8 @@ from vision.calibration.coaster_set import (
     balance_white,
     before_after,
     find_side_photos,
+    flatten_light,
+    match_light,
     rows_table,
     side_photo_name,
     sides_to_photograph,
@@ -147,3 +149,52 @@ def test_balance_white_undoes_one_photos_colour_cast():
     assert after < 8
     # the colours without a cast keep their print (their brightest print already agrees)
     assert np.abs(balanced[0][:, :, :3].astype(float) - arts[0][:, :, :3]).mean() < 4
+
+
+def test_flatten_light_divides_out_a_fall_off_across_the_coaster():
+    art = cv2.imread(
+        str(load_catalogue().art_path(ItemKind.COASTER, "green", "double", Face.UP)),
+        cv2.IMREAD_UNCHANGED,
+    )
+    n = art.shape[0]
+    falloff = np.linspace(1.0, 0.6, n, dtype=np.float32)[None, :, None]  # darker to the right
+    shaded = art.copy()
+    shaded[:, :, :3] = np.clip(art[:, :, :3] * falloff, 0, 255).astype(np.uint8)
+    flat = flatten_light(shaded)
+    inside = art[:, :, 3] > 250
+    left, right = inside.copy(), inside.copy()
+    left[:, n // 3 :], right[:, : 2 * n // 3] = False, False
+
+    def error(image, region):
+        return np.abs(image[region][:, :3].astype(float) - art[region][:, :3]).mean()
+
+    # shading becomes (nearly) one gain: after one scale, left and right agree with the art
+    scale = np.median(art[inside][:, :3].astype(float) / np.maximum(flat[inside][:, :3], 1))
+    rescaled = np.clip(flat[:, :, :3] * scale, 0, 255)
+    assert error(shaded, right) - error(shaded, left) > 25
+    assert abs(error(rescaled, right) - error(rescaled, left)) < 6
+    # an evenly lit art is left as it is
+    assert np.abs(flatten_light(art)[inside][:, :3].astype(float) - art[inside][:, :3]).mean() < 3
+
+
+def test_match_light_removes_one_photos_shadow_from_the_art():
+    catalogue = load_catalogue()
+    reference = cv2.imread(
+        str(catalogue.art_path(ItemKind.COASTER, "green", "double", Face.UP)),
+        cv2.IMREAD_UNCHANGED,
+    )
+    n = reference.shape[0]
+    shadow = np.ones((n, n, 1), np.float32)
+    shadow[int(n * 0.6) : int(n * 0.8)] = 0.6  # a band of soft shadow across the coaster
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 8)[:, :, None]
+    photo = reference.copy()
+    photo[:, :, :3] = np.clip(reference[:, :, :3] * shadow * 0.9, 0, 255).astype(np.uint8)
+    matched = match_light(photo, reference)
+    band = reference[:, :, 3] > 250
+    band[: int(n * 0.62)], band[int(n * 0.78) :] = False, False
+
+    def error(art):
+        return np.abs(art[band][:, :3].astype(float) - reference[band][:, :3]).mean()
+
+    assert error(photo) > 40
+    assert error(matched) < 12
