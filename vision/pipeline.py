@@ -120,9 +120,9 @@ def score_photo(
     view = rectify(image, fit.plane, _bounds_around(detections, fit))
     items = []
     for k, (d, pose, mask) in enumerate(zip(detections, fit.poses, fit.inlier_masks, strict=True)):
-        item = identify(library, view, d.side, pose, d.points_local_mm[mask])
         if k >= by_features and not _napkin_confirmed(int(mask.sum())):
             continue
+        item = identify(library, view, d.side, pose, d.points_local_mm[mask])
         if item.side.kind is ItemKind.NAPKIN and not _napkin_border_seen(library, view, item):
             continue
         items.append(item)
