@@ -24,7 +24,13 @@ import numpy as np
 from games.beer_pretzels.catalogue import Face
 from vision.art import ArtLibrary, Side, SideTemplate, ink_channel
 from vision.errors import NoGameFound
-from vision.plane import ItemObservation, ItemPose, TablePlane, fit_table_plane
+from vision.plane import (
+    ItemObservation,
+    ItemPose,
+    TablePlane,
+    camera_homography,
+    fit_table_plane,
+)
 
 #: Long side of the image searched in the coarse pass (px).
 COARSE_LONG_SIDE_PX = 1100
@@ -119,6 +125,13 @@ class _Hypothesis:
     template_ids: np.ndarray
 
 
+#: Side of the tiles SIFT runs on (px), see :func:`_sift_features`.
+_SIFT_TILE_PX = 1024
+#: Image around each tile given to SIFT with it (px): more than the reach of the largest
+#: features' descriptors and of the scale space's blur.
+_SIFT_TILE_OVERLAP_PX = 96
+
+
 @dataclass(frozen=True)
 class _Features:
     """SIFT features of an image: (N, 2) positions px, (N,) angles deg and sizes px, (N, 128)."""
@@ -130,15 +143,40 @@ class _Features:
 
 
 def _sift_features(gray: np.ndarray, mask: np.ndarray | None = None) -> _Features:
+    """SIFT features of ``gray`` (px of that image), found tile by tile.
+
+    SIFT's scale space of a whole 6 MP view takes about 1.4 GB; run on tiles of
+    :data:`_SIFT_TILE_PX` (each with :data:`_SIFT_TILE_OVERLAP_PX` of its neighbours around it,
+    keeping the features whose centre lies in the tile itself) it takes about 0.4 GB and finds
+    the same features (but for a few in 10,000 at tile borders), in the same order.
+    """
     sift = cv2.SIFT_create()
-    keypoints, descriptors = sift.detectAndCompute(gray, mask)
-    if descriptors is None:
-        descriptors = np.zeros((0, 128), np.float32)
+    h, w = gray.shape[:2]
+    points, angles, sizes, descriptors = [], [], [], []
+    for y0 in range(0, h, _SIFT_TILE_PX):
+        for x0 in range(0, w, _SIFT_TILE_PX):
+            ya, xa = max(0, y0 - _SIFT_TILE_OVERLAP_PX), max(0, x0 - _SIFT_TILE_OVERLAP_PX)
+            yb = min(h, y0 + _SIFT_TILE_PX + _SIFT_TILE_OVERLAP_PX)
+            xb = min(w, x0 + _SIFT_TILE_PX + _SIFT_TILE_OVERLAP_PX)
+            tile_mask = None if mask is None else mask[ya:yb, xa:xb]
+            keypoints, found = sift.detectAndCompute(gray[ya:yb, xa:xb], tile_mask)
+            if found is None:
+                continue
+            at = np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2)
+            at += np.array([xa, ya])
+            core = at - np.array([x0, y0])
+            own = ((core >= 0) & (core < _SIFT_TILE_PX)).all(axis=1)
+            points.append(at[own])
+            angles.append(np.array([kp.angle for kp in keypoints], dtype=np.float64)[own])
+            sizes.append(np.array([kp.size for kp in keypoints], dtype=np.float64)[own])
+            descriptors.append(found[own])
+    if not points:
+        return _Features(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros((0, 128), np.float32))
+    points_px, angles_deg, sizes_px = map(np.concatenate, (points, angles, sizes))
+    # in OpenCV's order for a whole image: by x, then y, size and angle
+    order = np.lexsort((angles_deg, sizes_px, points_px[:, 1], points_px[:, 0]))
     return _Features(
-        np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2),
-        np.array([kp.angle for kp in keypoints], dtype=np.float64),
-        np.array([kp.size for kp in keypoints], dtype=np.float64),
-        descriptors,
+        points_px[order], angles_deg[order], sizes_px[order], np.concatenate(descriptors)[order]
     )
 
 
@@ -312,7 +350,9 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     Searched first in a downscaled copy (cheap), then, when fewer than two coasters are clear
     there, at the working resolution, and last, when none is clear in a small photo, in a copy
     upsampled twice (small, blurred coasters give SIFT more to match at the finer scale).
-    The table frame is that of the strongest coaster found.
+    The table frame is that of the strongest coaster found; the plane is fitted jointly to the
+    features of all coasters found, or, when only one is, placed as a phone camera would see
+    that one (:func:`vision.plane.camera_homography`).
     Raises :class:`NoGameFound` when no coaster face is clearly visible.
     """
     h, w = image_bgr.shape[:2]
@@ -334,10 +374,15 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
         raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
     points = features.points
     to_working = np.diag([1 / factor, 1 / factor, 1.0])
+    if len(chosen) == 1:
+        template = library.template(chosen[0].side, COARSE_TEMPLATE_PX_PER_MM)
+        return camera_homography(
+            template.points_mm[chosen[0].template_ids],
+            points[chosen[0].keypoint_ids] / factor,
+            (w, h),
+        )
     anchor = to_working @ chosen[0].transform
     anchor = anchor / anchor[2, 2]
-    if len(chosen) == 1:
-        return anchor
     observations, poses = [], []
     inverse_anchor = np.linalg.inv(anchor)
     for hyp in chosen:
@@ -377,8 +422,13 @@ def _coarse_hypotheses(features: _Features, library: ArtLibrary) -> list[_Hypoth
     return _select(hypotheses, MIN_COARSE_INLIERS)
 
 
-def table_footprint_mm(plane: TablePlane, image_size_px: tuple[int, int]) -> np.ndarray:
-    """(xmin, ymin, xmax, ymax) in table mm of the image region where items can be read."""
+def table_footprint_mm(
+    plane: TablePlane,
+    image_size_px: tuple[int, int],
+    readable_px_per_mm: float = MIN_IMAGE_PX_PER_MM,
+) -> np.ndarray:
+    """(xmin, ymin, xmax, ymax) in table mm of the image region where items can be read: where
+    the image shows the table at ``readable_px_per_mm`` image px per mm or more."""
     w, h = image_size_px
     gx, gy = np.meshgrid(np.linspace(0, w - 1, 33), np.linspace(0, h - 1, 25))
     grid = np.stack([gx.ravel(), gy.ravel()], axis=1)
@@ -398,31 +448,41 @@ def table_footprint_mm(plane: TablePlane, image_size_px: tuple[int, int]) -> np.
         - (table_dx[:, 1] - table[:, 1]) * (table_dy[:, 0] - table[:, 0])
     )
     px_per_mm = 1.0 / np.sqrt(np.maximum(jac_det, 1e-12))
-    keep = in_front & (px_per_mm >= MIN_IMAGE_PX_PER_MM) & np.isfinite(table).all(axis=1)
+    keep = in_front & (px_per_mm >= readable_px_per_mm) & np.isfinite(table).all(axis=1)
     if not keep.any():
         raise NoGameFound("the table plane could not be placed in the photo")
     t = table[keep]
     return np.array([*t.min(axis=0), *t.max(axis=0)])
 
 
+def canvas_px_per_mm(bounds_mm: np.ndarray) -> float:
+    """The scale of the rectified view of the table region ``bounds_mm`` (xmin, ymin, xmax,
+    ymax; mm): :data:`CANVAS_PX_PER_MM`, lowered (down to 0.5 px/mm) so that the view holds at
+    most :data:`MAX_CANVAS_PIXELS`."""
+    x0, y0, x1, y1 = (float(v) for v in bounds_mm)
+    area = (x1 - x0) * (y1 - y0)
+    if area * CANVAS_PX_PER_MM**2 <= MAX_CANVAS_PIXELS:
+        return CANVAS_PX_PER_MM
+    # quantised so that art and templates are prepared for a few scales only
+    return max(float(np.floor(np.sqrt(MAX_CANVAS_PIXELS / area) / 0.05) * 0.05), 0.5)
+
+
 def rectify(
-    image_bgr: np.ndarray, plane: TablePlane, bounds_mm: np.ndarray | None = None
+    image_bgr: np.ndarray,
+    plane: TablePlane,
+    bounds_mm: np.ndarray | None = None,
+    readable_px_per_mm: float = MIN_IMAGE_PX_PER_MM,
 ) -> CanvasView:
     """Resample the working image onto the table plane (see :class:`CanvasView`).
 
     ``bounds_mm`` (xmin, ymin, xmax, ymax): the table region to cover; default: all of the table
-    the photo shows clearly enough (:func:`table_footprint_mm`).
+    the photo shows at ``readable_px_per_mm`` image px per mm or more (:func:`table_footprint_mm`).
     """
     h, w = image_bgr.shape[:2]
     if bounds_mm is None:
-        bounds_mm = table_footprint_mm(plane, (w, h))
+        bounds_mm = table_footprint_mm(plane, (w, h), readable_px_per_mm)
     x0, y0, x1, y1 = (float(v) for v in bounds_mm)
-    ppm = CANVAS_PX_PER_MM
-    area = (x1 - x0) * (y1 - y0)
-    if area * ppm**2 > MAX_CANVAS_PIXELS:
-        # quantised so that art and templates are prepared for a few scales only
-        ppm = float(np.floor(np.sqrt(MAX_CANVAS_PIXELS / area) / 0.05) * 0.05)
-        ppm = max(ppm, 0.5)
+    ppm = canvas_px_per_mm(bounds_mm)
     cw, ch = int(np.ceil((x1 - x0) * ppm)), int(np.ceil((y1 - y0) * ppm))
     view = CanvasView(np.zeros((1, 1, 3), np.uint8), (float(x0), float(y0)), ppm)
     # the map is smooth: compute it on a coarse grid and interpolate

@@ -3,7 +3,9 @@
 :func:`score_photo` runs, in order:
 
 1. load the photo into the working image (:func:`vision.load.load_photo`);
-2. place the table plane roughly from the clearest coasters (:func:`coarse_table_plane`);
+2. place the table plane roughly from the clearest coasters (:func:`coarse_table_plane`); when
+   that shows the table at fewer working px per mm than the rectified view samples it, and the
+   photo holds more pixels, decode it again larger (:func:`_at_item_resolution`);
 3. rectify the table and find every item side by its art (:func:`detect_sides`);
 4. fit the table plane (homography + lens distortion) and all item poses jointly
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
@@ -38,11 +40,14 @@ from vision.art import ArtLibrary, art_library
 from vision.boundary import Boundary, find_boundary, is_detectable_string_rgb
 from vision.contract import build_contract, placed_items
 from vision.detect import (
+    MIN_IMAGE_PX_PER_MM,
     CanvasView,
     SideDetection,
+    canvas_px_per_mm,
     coarse_table_plane,
     detect_sides,
     rectify,
+    table_footprint_mm,
 )
 from vision.errors import NoGameFound
 from vision.hidden import find_hidden_coasters
@@ -54,6 +59,11 @@ from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.plane import ItemObservation, PlaneFit, TablePlane, fit_table_plane
 from vision.segmentation import segmenter, segmenter_enabled
 
+#: Largest working image a photo is decoded again at when its items come out small (long side,
+#: px): a 12 MP phone photo at full size.
+MAX_ITEM_WORKING_LONG_SIDE_PX = 4096
+#: A photo is decoded again only when that enlarges its working image at least this much.
+_MIN_REDECODE_GAIN = 1.15
 #: Margin around the items kept in the final rectified view (mm).
 _VIEW_MARGIN_MM = 40.0
 #: Re-rectifications of the table with the plane fitted to the items found, at most...
@@ -106,11 +116,16 @@ def score_photo(
     loaded = load_photo(photo)
     if name is None:
         name = "photo" if isinstance(photo, bytes | bytearray) else os.fspath(photo)
+    default_long_side = max(loaded.image_bgr.shape[:2])
+    loaded, coarse_h = _at_item_resolution(
+        photo, loaded, coarse_table_plane(loaded.image_bgr, library)
+    )
     image = loaded.image_bgr
     h, w = image.shape[:2]
-
-    coarse = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
-    coarse, coarse_view, detections = _detect_with_refined_plane(image, coarse, library)
+    coarse = TablePlane(coarse_h, 0.0, 0.0, (w, h))
+    # a larger working image reads no farther across the table than the default one
+    readable = MIN_IMAGE_PX_PER_MM * max(w, h) / default_long_side
+    coarse, coarse_view, detections = _detect_with_refined_plane(image, coarse, library, readable)
     by_features = len(detections)
     light = light_gains(library, coarse_view, detections)
     detections += find_napkins(coarse_view, library, detections, light)
@@ -181,8 +196,41 @@ def _icon_centres(
     return out
 
 
+def _at_item_resolution(
+    photo: str | os.PathLike | bytes, loaded: LoadedPhoto, coarse_h: np.ndarray
+) -> tuple[LoadedPhoto, np.ndarray]:
+    """The working image the items are read in, and the coarse plane (table mm -> its px).
+
+    The first rectified view samples the table at :func:`canvas_px_per_mm` of the region the
+    photo shows. Where the coarse plane shows the table (at the working image's centre) at
+    fewer working px per mm than that, and the photo was decoded smaller than it is, it is
+    decoded again, up to :data:`MAX_ITEM_WORKING_LONG_SIDE_PX`, so that the coasters' printed
+    icons keep the detail the camera recorded; the plane is scaled to the new pixels.
+    """
+    image = loaded.image_bgr
+    h, w = image.shape[:2]
+    plane = TablePlane(coarse_h, 0.0, 0.0, (w, h))
+    centre_mm = plane.image_to_table(np.array([[w / 2, h / 2]]))[0]
+    px_per_mm = plane.scale_px_per_mm((float(centre_mm[0]), float(centre_mm[1])))
+    if not np.isfinite(px_per_mm) or px_per_mm <= 0:
+        return loaded, coarse_h
+    wanted = canvas_px_per_mm(table_footprint_mm(plane, (w, h))) / px_per_mm
+    long_side = max(w, h)
+    new_long_side = min(
+        round(long_side * wanted), max(loaded.displayed_size_px), MAX_ITEM_WORKING_LONG_SIDE_PX
+    )
+    if new_long_side < _MIN_REDECODE_GAIN * long_side:
+        return loaded, coarse_h
+    larger = load_photo(photo, working_long_side_px=new_long_side)
+    new_h, new_w = larger.image_bgr.shape[:2]
+    sx, sy = new_w / w, new_h / h
+    # pixel centres: x_new + 0.5 = (x_old + 0.5) * s
+    to_larger = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1]])
+    return larger, to_larger @ coarse_h
+
+
 def _detect_with_refined_plane(
-    image: np.ndarray, plane: TablePlane, library: ArtLibrary
+    image: np.ndarray, plane: TablePlane, library: ArtLibrary, readable_px_per_mm: float
 ) -> tuple[TablePlane, CanvasView, list[SideDetection]]:
     """Item sides found in the view rectified with ``plane``, improved while the plane improves.
 
@@ -190,11 +238,12 @@ def _detect_with_refined_plane(
     items do not look like their art in the rectified view. The items found give a better plane
     (:func:`_fit_plane`); while it differs in shape from the one used by more than
     :data:`REFINE_MIN_SHAPE_CHANGE_PX` canvas px, the table is rectified with it and searched
-    again, keeping the new search only when it finds more items. Returns the plane, its view and
-    the item sides found there.
+    again, keeping the new search only when it finds more items. Each view covers the table the
+    image shows at ``readable_px_per_mm`` image px per mm or more. Returns the plane, its view
+    and the item sides found there.
     """
     w, h = image.shape[1], image.shape[0]
-    view = rectify(image, plane)
+    view = rectify(image, plane, readable_px_per_mm=readable_px_per_mm)
     detections = detect_sides(view, library)
     for _ in range(MAX_PLANE_REFINEMENTS):
         if not detections:
@@ -202,7 +251,7 @@ def _detect_with_refined_plane(
         refined = _fit_plane(detections, view, plane, (w, h)).plane
         if _shape_change_px(plane, refined, view, detections) < REFINE_MIN_SHAPE_CHANGE_PX:
             break
-        refined_view = rectify(image, refined)
+        refined_view = rectify(image, refined, readable_px_per_mm=readable_px_per_mm)
         found = detect_sides(refined_view, library)
         if len(found) <= len(detections):
             break

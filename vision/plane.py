@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from scipy.optimize import least_squares
 from scipy.sparse import coo_matrix
@@ -97,6 +98,50 @@ class TablePlane:
         q = self.table_to_image(p)
         jac = np.stack([q[1] - q[0], q[2] - q[0]], axis=1)
         return float(np.sqrt(abs(np.linalg.det(jac))))
+
+
+#: Focal length of a typical phone's main camera, in px per px of the image's long side
+#: (26 mm-equivalent lenses: 0.6-0.87).
+TYPICAL_FOCAL_PER_LONG_SIDE = 0.75
+
+
+def camera_homography(
+    points_local_mm: np.ndarray, points_px: np.ndarray, image_size_px: tuple[int, int]
+) -> np.ndarray:
+    """Homography (item-local mm -> working px) of one flat item, as a phone camera sees it.
+
+    A free homography fitted to one coaster's features gets its perspective (the two terms that
+    make far parts of the table smaller) from a few cm of art, so it can be far off across
+    the table. Here a pinhole camera with the typical phone focal length
+    (:data:`TYPICAL_FOCAL_PER_LONG_SIDE`), square pixels and its principal point at the image
+    centre is placed instead (IPPE, :func:`cv2.solvePnPGeneric`): the item's foreshortening
+    fixes the table's tilt up to a mirror ambiguity, settled by the smaller reprojection error.
+    ``points_local_mm`` (N, 2) and ``points_px`` (N, 2) are matched pairs, N >= 4.
+    """
+    camera = _phone_camera(image_size_px)
+    objects = np.column_stack([points_local_mm, np.zeros(len(points_local_mm))])
+    _, rvecs, tvecs, _ = cv2.solvePnPGeneric(
+        objects.astype(np.float64),
+        np.asarray(points_px, np.float64),
+        camera,
+        None,
+        flags=cv2.SOLVEPNP_IPPE,
+    )
+    return _homography_of_pose(np.concatenate([rvecs[0].ravel(), tvecs[0].ravel()]), camera)
+
+
+def _phone_camera(image_size_px: tuple[int, int]) -> np.ndarray:
+    """(3, 3) intrinsics of a typical phone camera for a working image of this size (px)."""
+    w, h = image_size_px
+    focal = TYPICAL_FOCAL_PER_LONG_SIDE * max(w, h)
+    return np.array([[focal, 0, (w - 1) / 2], [0, focal, (h - 1) / 2], [0, 0, 1]])
+
+
+def _homography_of_pose(pose: np.ndarray, camera: np.ndarray) -> np.ndarray:
+    """Table mm -> px homography of a camera at ``pose`` (rotation vector, translation mm)."""
+    rotation, _ = cv2.Rodrigues(pose[:3])
+    hom = camera @ np.column_stack([rotation[:, 0], rotation[:, 1], pose[3:]])
+    return hom / hom[2, 2]
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ import pytest
 from api.cli import main
 from games.beer_pretzels.catalogue import load_catalogue
 from vision.art import art_library
-from vision.detect import CanvasView, SideDetection
+from vision.detect import CanvasView, SideDetection, canvas_px_per_mm, table_footprint_mm
 from vision.errors import ImageTooSmall, NoGameFound, PhotoError, UnreadableImage
-from vision.pipeline import _lit_string_rgb, _shape_change_px, score_photo
+from vision.load import load_photo
+from vision.pipeline import _at_item_resolution, _lit_string_rgb, _shape_change_px, score_photo
 from vision.plane import ItemPose, TablePlane
 
 DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
@@ -130,3 +131,38 @@ def test_string_colour_follows_the_light_measured_on_the_items() -> None:
     # a light that would make the string too grey to tell by colour keeps the nominal colour
     grey = [SimpleNamespace(gains=np.array([1.25, 0.865, 0.8]), haze=0.0)]  # cord: (182,)*3
     assert _lit_string_rgb((228, 211, 146), grey) == (228, 211, 146)
+
+
+def _textured(width: int, height: int) -> np.ndarray:
+    rng = np.random.default_rng(2)
+    small = rng.integers(0, 255, (height // 16, width // 16, 3), dtype=np.uint8)
+    return cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def test_photo_with_small_items_is_decoded_again_larger() -> None:
+    """A 4000x3000 photo showing the table at 0.5 working px/mm (the default working image,
+    2000 px wide) is decoded again so the view's scale is met; its plane follows the pixels."""
+    data = _jpeg(_textured(4000, 3000))
+    loaded = load_photo(data)
+    assert loaded.image_bgr.shape[:2] == (1500, 2000)
+    coarse = np.array([[0.5, 0.0, 20.0], [0.0, 0.5, 10.0], [0.0, 0.0, 1.0]])
+    larger, plane = _at_item_resolution(data, loaded, coarse)
+    table_region = table_footprint_mm(TablePlane(coarse, 0.0, 0.0, (2000, 1500)), (2000, 1500))
+    wanted = canvas_px_per_mm(table_region) / 0.5 * 2000
+    assert abs(larger.image_bgr.shape[1] - wanted) <= 2
+    assert larger.working_to_displayed == pytest.approx(4000 / larger.image_bgr.shape[1])
+    # the same table point lands on the same spot of the displayed photo
+    point = np.array([[300.0, 200.0]])
+    before = loaded.to_displayed_px(TablePlane(coarse, 0, 0, (2000, 1500)).table_to_image(point))
+    size = (larger.image_bgr.shape[1], larger.image_bgr.shape[0])
+    after = larger.to_displayed_px(TablePlane(plane, 0, 0, size).table_to_image(point))
+    assert np.allclose(before, after, atol=1e-6)
+
+
+def test_photo_decoded_at_its_own_size_is_kept() -> None:
+    data = _jpeg(_textured(1600, 1200))
+    loaded = load_photo(data)
+    coarse = np.array([[0.5, 0.0, 20.0], [0.0, 0.5, 10.0], [0.0, 0.0, 1.0]])
+    kept, plane = _at_item_resolution(data, loaded, coarse)
+    assert kept is loaded
+    assert np.array_equal(plane, coarse)

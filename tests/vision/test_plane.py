@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.plane import ItemObservation, ItemPose, TablePlane, fit_table_plane
+from vision.plane import (
+    ItemObservation,
+    ItemPose,
+    TablePlane,
+    camera_homography,
+    fit_table_plane,
+)
 
 SIZE = (1600, 1200)
 
@@ -65,3 +72,29 @@ def test_pose_maps_local_to_table_and_back() -> None:
     # positive angle turns clockwise on the y-down table: +x goes towards +y
     assert table[0, 1] > 50.0
     assert np.allclose(pose.table_to_local(table), local)
+
+
+def test_camera_homography_places_the_table_far_beyond_one_coaster() -> None:
+    """One 100 mm coaster seen at 35 degrees tilt from 1.2 m, 15 features with 1.5 px of noise:
+    the camera-consistent homography predicts where table points 600 mm away land (though the
+    camera's focal length is not the typical one); a free homography of the same features
+    does not."""
+    size = (2016, 1512)
+    focal = 0.85 * size[0]  # not the assumed typical focal length
+    camera = np.array([[focal, 0, 1007.5], [0, focal, 755.5], [0, 0, 1]])
+    rotation, _ = cv2.Rodrigues(np.array([np.radians(35.0), 0.1, 0.3]))
+    truth = camera @ np.column_stack([rotation[:, 0], rotation[:, 1], [-40.0, 30.0, 1200.0]])
+    truth = TablePlane(truth / truth[2, 2], 0.0, 0.0, size)
+    rng = np.random.default_rng(5)
+    local = rng.uniform(-50, 50, (15, 2))
+    px = truth.table_to_image(local) + rng.normal(0, 1.5, (15, 2))
+    far = np.array([[600.0, 0.0], [-600.0, 0.0], [0.0, 600.0], [0.0, -600.0]])
+    expected = truth.table_to_image(far)
+
+    def error(hom: np.ndarray) -> float:
+        return float(np.abs(TablePlane(hom, 0.0, 0.0, size).table_to_image(far) - expected).max())
+
+    free, _ = cv2.findHomography(local, px, 0)
+    placed = error(camera_homography(local, px, size))
+    assert placed < 100.0
+    assert placed < error(free) / 2
