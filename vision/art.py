@@ -31,18 +31,10 @@ from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, Shape
 
 #: SIFT descriptor distance below which two template features are repeats of one motif.
 TWIN_DESCRIPTOR_DISTANCE = 120.0
-#: Template features closer than this (mm) are one art point seen twice (sharp and blurred, or
-#: in both reference colours): twins too.
-TWIN_GAP_MM = 1.0
-#: Gaussian blur (sigma, mm on the item) of the second copy of the art each coaster template
-#: is built from: coasters out of focus (depth of field, motion) lose the fine print SIFT keys
-#: on. Napkins keep their sharp art only (their blurred print matched loosely, and put napkins
-#: where their colour was then misread).
-TEMPLATE_BLUR_MM = 1.0
 #: Environment variable naming the folder of cached templates; empty turns the disk cache off.
 CACHE_DIR_ENV = "TABLESCORE_CACHE_DIR"
 #: Bumped whenever the way templates are computed changes (old cache files are then ignored).
-_TEMPLATE_FORMAT = 3
+_TEMPLATE_FORMAT = 1
 
 
 def ink_channel(image_bgr: np.ndarray) -> np.ndarray:
@@ -68,13 +60,12 @@ class Side:
 
 @dataclass(frozen=True)
 class SideTemplate:
-    """SIFT features of a side's ink-channel art at ``px_per_mm`` (coasters: sharp and blurred by
-    :data:`TEMPLATE_BLUR_MM`).
+    """SIFT features of a side's ink-channel art at ``px_per_mm``.
 
     ``points_mm``: (N, 2) keypoint positions in the side-local frame (mm); ``descriptors``: (N, 128)
     float32; ``twins``: (N, N) bool, True where two features are near-identical repeats of the
-    same printed motif (the three $1 pretzels of a triple, the rim text) or lie at one art point
-    (within :data:`TWIN_GAP_MM`), which a plain ratio test would wrongly reject as ambiguous.
+    same printed motif (the three $1 pretzels of a triple, the rim text), which a plain ratio test
+    would wrongly reject as ambiguous.
     """
 
     side: Side
@@ -164,24 +155,18 @@ class ArtLibrary:
     def _compute_template(self, side: Side, px_per_mm: float) -> SideTemplate:
         points_list, descriptor_list, angles, sizes = [], [], [], []
         sift = cv2.SIFT_create()
-        blur_px = TEMPLATE_BLUR_MM * px_per_mm
         for color in self.reference_colors():
             art = self.art_rgba(side, color, px_per_mm)
             mask = cv2.erode((art[:, :, 3] > 128).astype(np.uint8) * 255, np.ones((5, 5), np.uint8))
-            ink = ink_channel(art[:, :, :3])
-            copies = [ink]
-            if side.kind is ItemKind.COASTER:
-                copies.append(cv2.GaussianBlur(ink, (0, 0), blur_px))
-            for image in copies:
-                keypoints, found = sift.detectAndCompute(image, mask)
-                if found is None:
-                    continue
-                size_mm = art.shape[0] / px_per_mm
-                points = np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2)
-                points_list.append((points + 0.5) / px_per_mm - size_mm / 2)
-                descriptor_list.append(found)
-                angles += [kp.angle for kp in keypoints]
-                sizes += [kp.size for kp in keypoints]
+            keypoints, found = sift.detectAndCompute(ink_channel(art[:, :, :3]), mask)
+            if found is None:
+                continue
+            size_mm = art.shape[0] / px_per_mm
+            points = np.array([kp.pt for kp in keypoints], dtype=np.float64).reshape(-1, 2)
+            points_list.append((points + 0.5) / px_per_mm - size_mm / 2)
+            descriptor_list.append(found)
+            angles += [kp.angle for kp in keypoints]
+            sizes += [kp.size for kp in keypoints]
         points_mm = np.concatenate(points_list) if points_list else np.zeros((0, 2))
         descriptors = (
             np.concatenate(descriptor_list) if descriptor_list else np.zeros((0, 128), np.float32)
@@ -189,8 +174,7 @@ class ArtLibrary:
         descriptors = descriptors.astype(np.float32)
         sq = (descriptors**2).sum(axis=1)
         dist2 = sq[:, None] + sq[None, :] - 2 * descriptors @ descriptors.T
-        gap2 = ((points_mm[:, None, :] - points_mm[None, :, :]) ** 2).sum(axis=2)
-        twins = (dist2 < TWIN_DESCRIPTOR_DISTANCE**2) | (gap2 < TWIN_GAP_MM**2)
+        twins = dist2 < TWIN_DESCRIPTOR_DISTANCE**2
         np.fill_diagonal(twins, False)
         return SideTemplate(
             side,
