@@ -204,8 +204,9 @@ def _at_item_resolution(
     The first rectified view samples the table at :func:`canvas_px_per_mm` of the region the
     photo shows. Where the coarse plane shows the table (at the working image's centre) at
     fewer working px per mm than that, and the photo was decoded smaller than it is, it is
-    decoded again (:func:`_decoded_for`), so that the coasters' printed icons keep the detail
-    the camera recorded.
+    decoded again, up to :data:`MAX_ITEM_WORKING_LONG_SIDE_PX` and only when that enlarges it
+    by :data:`_MIN_REDECODE_GAIN`, so that the coasters' printed icons keep the detail the
+    camera recorded; the plane is scaled to the new pixels.
     """
     h, w = loaded.image_bgr.shape[:2]
     plane = TablePlane(coarse_h, 0.0, 0.0, (w, h))
@@ -213,39 +214,23 @@ def _at_item_resolution(
     if not np.isfinite(centre_mm).all():
         return loaded, coarse_h
     wanted = canvas_px_per_mm(table_footprint_mm(plane, (w, h)))
-    return _decoded_for(photo, loaded, coarse_h, wanted, (float(centre_mm[0]), float(centre_mm[1])))
-
-
-def _decoded_for(
-    photo: str | os.PathLike | bytes,
-    loaded: LoadedPhoto,
-    table_to_image: np.ndarray,
-    px_per_mm: float,
-    at_mm: tuple[float, float],
-) -> tuple[LoadedPhoto, np.ndarray]:
-    """The photo decoded (again) so that it shows the table at ``at_mm`` at ``px_per_mm``
-    working px per mm, as far as it holds the pixels (up to
-    :data:`MAX_ITEM_WORKING_LONG_SIDE_PX`), and ``table_to_image`` (table mm -> working px)
-    scaled to it; ``loaded`` itself when that would not enlarge it by
-    :data:`_MIN_REDECODE_GAIN`."""
-    h, w = loaded.image_bgr.shape[:2]
-    shown = TablePlane(table_to_image, 0.0, 0.0, (w, h)).scale_px_per_mm(at_mm)
+    shown = plane.scale_px_per_mm((float(centre_mm[0]), float(centre_mm[1])))
     if not np.isfinite(shown) or shown <= 0:
-        return loaded, table_to_image
+        return loaded, coarse_h
     long_side = max(w, h)
     new_long_side = min(
-        round(long_side * px_per_mm / shown),
+        round(long_side * wanted / shown),
         max(loaded.displayed_size_px),
         MAX_ITEM_WORKING_LONG_SIDE_PX,
     )
     if new_long_side < _MIN_REDECODE_GAIN * long_side:
-        return loaded, table_to_image
+        return loaded, coarse_h
     larger = load_photo(photo, working_long_side_px=new_long_side)
     new_h, new_w = larger.image_bgr.shape[:2]
     sx, sy = new_w / w, new_h / h
     # pixel centres: x_new + 0.5 = (x_old + 0.5) * s
     to_larger = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1]])
-    return larger, to_larger @ table_to_image
+    return larger, to_larger @ coarse_h
 
 
 def _detect_with_refined_plane(

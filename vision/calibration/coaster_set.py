@@ -347,6 +347,12 @@ _CREAM_SHARE = 0.75
 _MIN_CREAM_PIXELS = 2000
 
 
+def _well_inside(art_bgra: np.ndarray) -> np.ndarray:
+    """(H, W) bool: the art's opaque pixels at least 7 px (0.7 mm) from its edge."""
+    opaque = (art_bgra[:, :, 3] > 250).astype(np.uint8)
+    return cv2.erode(opaque, np.ones((15, 15), np.uint8)) > 0
+
+
 def flatten_light(art_bgra: np.ndarray) -> np.ndarray:
     """``art_bgra`` (BGRA uint8, art px) with the light's smooth fall-off across it divided out.
 
@@ -358,7 +364,7 @@ def flatten_light(art_bgra: np.ndarray) -> np.ndarray:
     brightness of its pixels is the fall-off, divided out so that the art keeps its mean
     brightness. Arts with too little cream are returned as they are.
     """
-    inside = cv2.erode((art_bgra[:, :, 3] > 250).astype(np.uint8), np.ones((15, 15), np.uint8)) > 0
+    inside = _well_inside(art_bgra)
     if inside.sum() < _MIN_CREAM_PIXELS:
         return art_bgra
     art = art_bgra[:, :, :3].astype(np.float32)
@@ -445,7 +451,7 @@ def match_light(art_bgra: np.ndarray, reference_bgra: np.ndarray) -> np.ndarray:
     the pixels that then agree; then a smooth brightness factor per pixel (:func:`_shading`)
     removes what one photo's shadows or glare left on its neutral print.
     """
-    inside = cv2.erode((art_bgra[:, :, 3] > 250).astype(np.uint8), np.ones((15, 15), np.uint8)) > 0
+    inside = _well_inside(art_bgra)
     art = art_bgra[:, :, :3].astype(np.float32)
     ref = reference_bgra[:, :, :3].astype(np.float32)
     sat_art = cv2.cvtColor(art_bgra[:, :, :3], cv2.COLOR_BGR2HSV)[:, :, 1]
