@@ -75,6 +75,7 @@ class SideTemplate:
     twins: np.ndarray
     angles_deg: np.ndarray  # (N,) SIFT orientation of each feature (OpenCV convention)
     sizes_px: np.ndarray  # (N,) SIFT size of each feature, template px
+    blur_mm: float = 0.0  # Gaussian blur (sigma, mm on the item) of the art the features are of
 
 
 @dataclass
@@ -84,7 +85,9 @@ class ArtLibrary:
     catalogue: Catalogue
     sides: tuple[Side, ...]
     _art_cache: dict[tuple[str, str, float], np.ndarray] = field(default_factory=dict, repr=False)
-    _template_cache: dict[tuple[str, float], SideTemplate] = field(default_factory=dict, repr=False)
+    _template_cache: dict[tuple[str, float, float], SideTemplate] = field(
+        default_factory=dict, repr=False
+    )
     _lock: Lock = field(default_factory=Lock, repr=False)
 
     def art_path(self, side: Side, color: str) -> Path:
@@ -118,32 +121,34 @@ class ArtLibrary:
         by_ink = sorted(self.catalogue.colors, key=lambda c: min(c.rgb))
         return tuple(dict.fromkeys([by_ink[0].name, by_ink[-1].name]))
 
-    def template(self, side: Side, px_per_mm: float) -> SideTemplate:
-        """SIFT features of ``side`` at ``px_per_mm``: computed once per process and kept in
-        memory, and kept on disk (:func:`template_cache_dir`) so that later processes only load
-        them. The disk copy is keyed by the art files' bytes and the OpenCV version."""
-        key = (side.label, round(px_per_mm, 4))
+    def template(self, side: Side, px_per_mm: float, blur_mm: float = 0.0) -> SideTemplate:
+        """SIFT features of ``side`` at ``px_per_mm``, of its art as printed or, with ``blur_mm``
+        (sigma, mm on the item), as an out-of-focus camera sees it: computed once per process
+        and kept in memory, and kept on disk (:func:`template_cache_dir`) so that later processes
+        only load them. The disk copy is keyed by the art files' bytes and the OpenCV version."""
+        key = (side.label, round(px_per_mm, 4), round(blur_mm, 3))
         with self._lock:
             cached = self._template_cache.get(key)
         if cached is not None:
             return cached
-        path = self._template_file(side, px_per_mm)
-        template = _read_template(path, side, px_per_mm) if path is not None else None
+        path = self._template_file(side, px_per_mm, blur_mm)
+        template = _read_template(path, side, px_per_mm, blur_mm) if path is not None else None
         if template is None:
-            template = self._compute_template(side, px_per_mm)
+            template = self._compute_template(side, px_per_mm, blur_mm)
             if path is not None:
                 _write_template(path, template)
         with self._lock:
             self._template_cache[key] = template
         return template
 
-    def _template_file(self, side: Side, px_per_mm: float) -> Path | None:
+    def _template_file(self, side: Side, px_per_mm: float, blur_mm: float) -> Path | None:
         """Where the disk copy of a template lives (None when the disk cache is off)."""
         folder = template_cache_dir()
         if folder is None:
             return None
+        scale = f"{round(px_per_mm, 4)}|{round(blur_mm, 3)}"
         digest = hashlib.sha256(
-            f"{_TEMPLATE_FORMAT}|{cv2.__version__}|{side.label}|{round(px_per_mm, 4)}".encode()
+            f"{_TEMPLATE_FORMAT}|{cv2.__version__}|{side.label}|{scale}".encode()
         )
         for color in self.reference_colors():
             try:
@@ -152,13 +157,16 @@ class ArtLibrary:
                 return None  # art_rgba reports the missing file when computing
         return folder / f"{side.label}-{digest.hexdigest()[:32]}.npz"
 
-    def _compute_template(self, side: Side, px_per_mm: float) -> SideTemplate:
+    def _compute_template(self, side: Side, px_per_mm: float, blur_mm: float) -> SideTemplate:
         points_list, descriptor_list, angles, sizes = [], [], [], []
         sift = cv2.SIFT_create()
         for color in self.reference_colors():
             art = self.art_rgba(side, color, px_per_mm)
             mask = cv2.erode((art[:, :, 3] > 128).astype(np.uint8) * 255, np.ones((5, 5), np.uint8))
-            keypoints, found = sift.detectAndCompute(ink_channel(art[:, :, :3]), mask)
+            ink = ink_channel(art[:, :, :3])
+            if blur_mm > 0:
+                ink = cv2.GaussianBlur(ink, (0, 0), blur_mm * px_per_mm)
+            keypoints, found = sift.detectAndCompute(ink, mask)
             if found is None:
                 continue
             size_mm = art.shape[0] / px_per_mm
@@ -184,6 +192,7 @@ class ArtLibrary:
             twins,
             np.array(angles, np.float64),
             np.array(sizes, np.float64),
+            blur_mm,
         )
 
 
@@ -199,7 +208,7 @@ def template_cache_dir() -> Path | None:
 _TEMPLATE_ARRAYS = ("points_mm", "descriptors", "twins", "angles_deg", "sizes_px")
 
 
-def _read_template(path: Path, side: Side, px_per_mm: float) -> SideTemplate | None:
+def _read_template(path: Path, side: Side, px_per_mm: float, blur_mm: float) -> SideTemplate | None:
     """The template stored at ``path``, or None when it is absent or unreadable."""
     try:
         with np.load(path, allow_pickle=False) as stored:
@@ -223,6 +232,7 @@ def _read_template(path: Path, side: Side, px_per_mm: float) -> SideTemplate | N
         arrays["twins"].astype(bool),
         arrays["angles_deg"].astype(np.float64),
         arrays["sizes_px"].astype(np.float64),
+        blur_mm,
     )
 
 

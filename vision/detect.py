@@ -21,7 +21,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from games.beer_pretzels.catalogue import Face
+from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side, SideTemplate, ink_channel
 from vision.errors import NoGameFound
 from vision.plane import (
@@ -59,6 +59,8 @@ _EDGE_MIN_COS = 0.9
 _MIN_SUPPORT_PX_PER_MM2 = 120.0
 #: ...and this share of its agreeing edge pixels not explained by a stronger item.
 _MIN_FREE_SUPPORT = 0.5
+#: Gaussian blur (sigma, mm on the item) of the art in the second look for coasters out of focus.
+OUT_OF_FOCUS_BLUR_MM = 1.0
 #: Largest factor between a feature's size in the view and in the template.
 _MAX_SCALE_ERROR = 1.4
 #: Hough cells: item centre (share of the item's radius), angle (rad) and log2 scale; a cluster
@@ -104,13 +106,15 @@ class SideDetection:
     """One item side found in the canvas, with its matched features.
 
     ``pose`` is in table mm; ``points_local_mm`` / ``points_canvas_px`` are the (N, 2) inlier
-    feature pairs (side-local mm, canvas px).
+    feature pairs (side-local mm, canvas px); ``out_of_focus``: found by the art blurred as a
+    camera out of focus sees it (its features are placed less exactly).
     """
 
     side: Side
     pose: ItemPose
     points_local_mm: np.ndarray
     points_canvas_px: np.ndarray
+    out_of_focus: bool = False
 
     @property
     def n_inliers(self) -> int:
@@ -119,10 +123,14 @@ class SideDetection:
 
 @dataclass(frozen=True)
 class _Hypothesis:
-    side: Side
+    template: SideTemplate  # the side's features it was matched to
     transform: np.ndarray  # (3, 3) local mm -> image px
     keypoint_ids: np.ndarray
     template_ids: np.ndarray
+
+    @property
+    def side(self) -> Side:
+        return self.template.side
 
 
 #: Side of the tiles SIFT runs on (px), see :func:`_sift_features`.
@@ -247,7 +255,7 @@ def _select(hypotheses: list[_Hypothesis], min_inliers: int) -> list[_Hypothesis
         if free.sum() < max(min_inliers, 0.6 * len(free)):
             continue
         chosen.append(
-            _Hypothesis(hyp.side, hyp.transform, hyp.keypoint_ids[free], hyp.template_ids[free])
+            _Hypothesis(hyp.template, hyp.transform, hyp.keypoint_ids[free], hyp.template_ids[free])
         )
         claimed.update(hyp.keypoint_ids.tolist())
     return chosen
@@ -327,13 +335,20 @@ def _support(
 
 
 def _select_by_support(
-    hypotheses: list[_Hypothesis], library: ArtLibrary, view: CanvasView
-) -> list[_Hypothesis]:
-    """Greedy explanation of the canvas's edges: most supported first, each edge pixel once."""
+    hypotheses: list[_Hypothesis],
+    library: ArtLibrary,
+    view: CanvasView,
+    claimed: np.ndarray | None = None,
+) -> tuple[list[_Hypothesis], np.ndarray]:
+    """Greedy explanation of the canvas's edges: most supported first, each edge pixel once.
+
+    ``claimed``: (H * W,) bool, the canvas pixels already explained by items chosen before.
+    Returns the chosen hypotheses and the pixels explained then.
+    """
     view_edges = _edges(view.ink_gradients)
     min_support = _MIN_SUPPORT_PX_PER_MM2 * view.px_per_mm**2
     scored = [(hyp, _support(hyp, library, view_edges, view.px_per_mm)) for hyp in hypotheses]
-    claimed = np.zeros(view_edges.strong.size, bool)
+    claimed = np.zeros(view_edges.strong.size, bool) if claimed is None else claimed.copy()
     chosen: list[_Hypothesis] = []
     for hyp, support in sorted(scored, key=lambda hs: -len(hs[1])):
         free = support[~claimed[support]]
@@ -341,7 +356,7 @@ def _select_by_support(
             continue
         chosen.append(hyp)
         claimed[support] = True
-    return chosen
+    return chosen, claimed
 
 
 def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray:
@@ -370,14 +385,15 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
         chosen = _coarse_hypotheses(features, library)
         if len(chosen) >= 2 or (chosen and factor >= 1.0):
             break
+    if not chosen:  # last, in the finest copy: coasters as a camera out of focus sees them
+        chosen = _coarse_hypotheses(features, library, OUT_OF_FOCUS_BLUR_MM)
     if not chosen:
         raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
     points = features.points
     to_working = np.diag([1 / factor, 1 / factor, 1.0])
     if len(chosen) == 1:
-        template = library.template(chosen[0].side, COARSE_TEMPLATE_PX_PER_MM)
         return camera_homography(
-            template.points_mm[chosen[0].template_ids],
+            chosen[0].template.points_mm[chosen[0].template_ids],
             points[chosen[0].keypoint_ids] / factor,
             (w, h),
         )
@@ -386,8 +402,7 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     observations, poses = [], []
     inverse_anchor = np.linalg.inv(anchor)
     for hyp in chosen:
-        template = library.template(hyp.side, COARSE_TEMPLATE_PX_PER_MM)
-        local = template.points_mm[hyp.template_ids]
+        local = hyp.template.points_mm[hyp.template_ids]
         px = points[hyp.keypoint_ids] / factor
         observations.append(ItemObservation(local, px))
         s = inverse_anchor @ to_working @ hyp.transform
@@ -400,13 +415,16 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     return fit.plane.table_to_undistorted
 
 
-def _coarse_hypotheses(features: _Features, library: ArtLibrary) -> list[_Hypothesis]:
-    """Coaster faces clearly visible among ``features`` (homographies, strongest first)."""
+def _coarse_hypotheses(
+    features: _Features, library: ArtLibrary, blur_mm: float = 0.0
+) -> list[_Hypothesis]:
+    """Coaster faces clearly visible among ``features`` (homographies, strongest first), matched
+    to templates of the art blurred by ``blur_mm``."""
     hypotheses: list[_Hypothesis] = []
     for side in library.sides:
         if side.face is not Face.UP or side.type_name is None:
             continue
-        template = library.template(side, COARSE_TEMPLATE_PX_PER_MM)
+        template = library.template(side, COARSE_TEMPLATE_PX_PER_MM, blur_mm)
         query, train = _ratio_matches(features.descriptors, template)
         hypotheses += _vote_instances(
             side,
@@ -589,7 +607,7 @@ def _vote_instances(
         scale_ok = scale_range[0] <= scale / template.px_per_mm <= scale_range[1]
         if not (scale_ok and _homography_is_sane(t)):
             continue
-        found.append(_Hypothesis(side, t, query[members], train[members]))
+        found.append(_Hypothesis(template, t, query[members], train[members]))
         alive &= ~np.isin(query, query[members])
     return found
 
@@ -656,28 +674,63 @@ def _apply(t: np.ndarray, points: np.ndarray) -> np.ndarray:
     return q / w[:, None]
 
 
-def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
-    """Every item side visible in the rectified ``view``, with pose (table mm) and features."""
-    features = _sift_features(view.ink)
+def _canvas_hypotheses(
+    features: _Features,
+    library: ArtLibrary,
+    px_per_mm: float,
+    sides: tuple[Side, ...],
+    *,
+    blur_mm: float = 0.0,
+    unexplained: np.ndarray | None = None,
+) -> list[_Hypothesis]:
+    """Instances of ``sides`` among the canvas ``features`` (similarities at the view's scale),
+    matched to templates of the art blurred by ``blur_mm``; ``unexplained`` (N,) bool limits
+    the search to those features."""
+    ids = np.arange(len(features.points)) if unexplained is None else np.flatnonzero(unexplained)
     hypotheses: list[_Hypothesis] = []
-    templates: dict[str, SideTemplate] = {}
-    for side in library.sides:
-        template = library.template(side, view.px_per_mm)
-        templates[side.label] = template
-        query, train = _ratio_matches(features.descriptors, template)
+    for side in sides:
+        template = library.template(side, px_per_mm, blur_mm)
+        query, train = _ratio_matches(features.descriptors[ids], template)
         hypotheses += _vote_instances(
             side,
             template,
             features,
-            query,
+            ids[query],
             train,
             scale_range=(1 / _MAX_SCALE_ERROR, _MAX_SCALE_ERROR),
             homography=False,
             min_inliers=MIN_INLIERS,
             threshold_px=3.0,
         )
+    return hypotheses
+
+
+def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
+    """Every item side visible in the rectified ``view``, with pose (table mm) and features.
+
+    The sides are matched to their art as printed; then coasters are looked for once more, among
+    the features no chosen item explains, in the art as a camera out of focus sees it
+    (:data:`OUT_OF_FOCUS_BLUR_MM`): far coasters in a photo focused nearer lose the fine print
+    the sharp templates key on.
+    """
+    features = _sift_features(view.ink)
+    sharp = _canvas_hypotheses(features, library, view.px_per_mm, library.sides)
+    chosen, claimed = _select_by_support(sharp, library, view)
+    unexplained = np.ones(len(features.points), bool)
+    for hyp in chosen:
+        unexplained[hyp.keypoint_ids] = False
+    coasters = tuple(side for side in library.sides if side.kind is ItemKind.COASTER)
+    blurred = _canvas_hypotheses(
+        features,
+        library,
+        view.px_per_mm,
+        coasters,
+        blur_mm=OUT_OF_FOCUS_BLUR_MM,
+        unexplained=unexplained,
+    )
+    chosen += _select_by_support(blurred, library, view, claimed)[0]
     detections = []
-    for hyp in _select_by_support(hypotheses, library, view):
+    for hyp in chosen:
         t = hyp.transform
         centre_px = t[:2, 2]
         angle = float(np.arctan2(t[1, 0] - t[0, 1], t[0, 0] + t[1, 1]))
@@ -686,8 +739,9 @@ def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
             SideDetection(
                 side=hyp.side,
                 pose=ItemPose((float(centre_mm[0]), float(centre_mm[1])), angle),
-                points_local_mm=templates[hyp.side.label].points_mm[hyp.template_ids],
+                points_local_mm=hyp.template.points_mm[hyp.template_ids],
                 points_canvas_px=features.points[hyp.keypoint_ids],
+                out_of_focus=hyp.template.blur_mm > 0,
             )
         )
     return detections

@@ -250,17 +250,26 @@ def _detect_with_refined_plane(
     view = rectify(image, plane, readable_px_per_mm=readable_px_per_mm)
     detections = detect_sides(view, library)
     for _ in range(MAX_PLANE_REFINEMENTS):
-        if not detections:
+        in_focus = _in_focus(detections)
+        if not in_focus:
             break
-        refined = _fit_plane(detections, view, plane, (w, h)).plane
-        if _shape_change_px(plane, refined, view, detections) < REFINE_MIN_SHAPE_CHANGE_PX:
+        refined = _fit_plane(in_focus, view, plane, (w, h)).plane
+        if _shape_change_px(plane, refined, view, in_focus) < REFINE_MIN_SHAPE_CHANGE_PX:
             break
         refined_view = rectify(image, refined, readable_px_per_mm=readable_px_per_mm)
         found = detect_sides(refined_view, library)
-        if len(found) <= len(detections):
+        if len(_in_focus(found)) <= len(in_focus):
             break
         plane, view, detections = refined, refined_view, found
     return plane, view, detections
+
+
+def _in_focus(detections: list[SideDetection]) -> list[SideDetection]:
+    """The detections found by the printed art, or all of them when none is: those out of focus
+    are placed less exactly, and are looked for only where the printed art found nothing, so
+    they neither steer the plane's refinement nor count in its comparisons."""
+    sharp = [d for d in detections if not d.out_of_focus]
+    return sharp or detections
 
 
 def _shape_change_px(

@@ -88,3 +88,53 @@ def test_tiny_blurred_coasters_are_found_in_an_upsampled_copy(catalogue, monkeyp
     monkeypatch.setattr("vision.detect.UPSAMPLED_LONG_SIDE_PX", 1)  # without the upsampled copy
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
+
+
+def test_coasters_out_of_focus_are_found_by_their_blurred_art(catalogue, monkeypatch) -> None:
+    """Coasters blurred by 2 px at 1 px/mm: the second look, with templates of the art blurred
+    as a camera out of focus sees it, finds more of them than the printed art alone."""
+    items = [
+        Placed(side(catalogue, "coaster", "triple"), "gray", (70.0, 70.0), np.deg2rad(20)),
+        Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 80.0), np.deg2rad(-65)),
+        Placed(side(catalogue, "coaster", "three"), "yellow", (90.0, 200.0), np.deg2rad(140)),
+        Placed(side(catalogue, "coaster", "double"), "green", (220.0, 210.0), np.deg2rad(75)),
+        Placed(side(catalogue, "coaster", "soft"), "gray", (330.0, 120.0), np.deg2rad(200)),
+        Placed(side(catalogue, "coaster", "triple"), "blue", (340.0, 250.0), np.deg2rad(-20)),
+    ]
+    homography = table_homography(1.0)
+    image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (520, 410)), (0, 0), 2.0)
+    view = rectify(image, TablePlane(homography, 0.0, 0.0, (520, 410)), np.array([0, 0, 440, 330]))
+    library = art_library(catalogue)
+    found = detect_sides(view, library)
+    monkeypatch.setattr("vision.detect.OUT_OF_FOCUS_BLUR_MM", 0.0)  # the printed art only
+    found_printed_only = detect_sides(view, library)
+    assert len(found) > len(found_printed_only)
+    true = {(it.side.type_name, it.center_mm) for it in items}
+    for detection in found:  # every coaster found is a true one, at its place
+        nearest = min(true, key=lambda t: np.hypot(*np.subtract(t[1], detection.pose.center_mm)))
+        assert detection.side.type_name == nearest[0]
+        assert np.hypot(*np.subtract(nearest[1], detection.pose.center_mm)) < 4.0
+
+
+def test_a_table_out_of_focus_is_placed_by_the_blurred_art(catalogue, monkeypatch) -> None:
+    """Every coaster blurred by 1.8 mm: the printed art finds no coaster, the blurred art finds
+    them, and the plane they give keeps the distances between the coasters roughly."""
+    items = [
+        Placed(side(catalogue, "coaster", "triple"), "gray", (70.0, 70.0), np.deg2rad(20)),
+        Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 80.0), np.deg2rad(-65)),
+        Placed(side(catalogue, "coaster", "three"), "yellow", (90.0, 200.0), np.deg2rad(140)),
+        Placed(side(catalogue, "coaster", "double"), "green", (220.0, 210.0), np.deg2rad(75)),
+    ]
+    homography = table_homography(2.0, tilt=0.0004)
+    image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (700, 640)), (0, 0), 3.6)
+    library = art_library(catalogue)
+    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (700, 640))
+    true = np.array([it.center_mm for it in items])
+    px = np.array([(homography @ [*c, 1])[:2] / (homography @ [*c, 1])[2] for c in true])
+    found = plane.image_to_table(px)
+    d_found = np.linalg.norm(found[:, None] - found[None], axis=2)
+    d_true = np.linalg.norm(true[:, None] - true[None], axis=2)
+    assert np.abs(d_found - d_true).max() < 0.15 * d_true.max()  # a first, rough plane
+    monkeypatch.setattr("vision.detect.OUT_OF_FOCUS_BLUR_MM", 0.0)  # the printed art only
+    with pytest.raises(NoGameFound):
+        coarse_table_plane(image, library)
