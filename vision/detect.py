@@ -9,6 +9,9 @@ Two passes:
    matched there with similarity transforms, one RANSAC instance after another, and overlapping
    hypotheses are resolved greedily so that each image feature explains at most one item.
 
+Both passes end with a look for coasters out of focus (:data:`OUT_OF_FOCUS_BLUR_MM`): their art
+blurred as a camera sees a coaster outside its depth of field, where the printed art found none.
+
 Frames: *working px* (the loaded working image), *table mm* (the plane's frame), *canvas px*
 (the rectified view: ``canvas = (table_mm - origin_mm) * px_per_mm``).
 """
@@ -427,7 +430,6 @@ def _coarse_hypotheses(
         template = library.template(side, COARSE_TEMPLATE_PX_PER_MM, blur_mm)
         query, train = _ratio_matches(features.descriptors, template)
         hypotheses += _vote_instances(
-            side,
             template,
             features,
             query,
@@ -520,7 +522,6 @@ def rectify(
 
 
 def _vote_instances(
-    side: Side,
     template: SideTemplate,
     features: _Features,
     query: np.ndarray,
@@ -531,7 +532,7 @@ def _vote_instances(
     min_inliers: int,
     threshold_px: float,
 ) -> list[_Hypothesis]:
-    """Every instance of ``side`` among the matches, by Hough voting then RANSAC.
+    """Every instance of ``template``'s side among the matches, by Hough voting then RANSAC.
 
     One match, with the SIFT orientation and size of both features, predicts the item's centre,
     angle and scale (image px per template px, within ``scale_range``). Votes are clustered in
@@ -554,6 +555,7 @@ def _vote_instances(
         [c * local_px[:, 0] - s * local_px[:, 1], s * local_px[:, 0] + c * local_px[:, 1]], 1
     )
     log_scale = np.log2(ratio)
+    side = template.side
     radius_px = side.shape.half_extent_mm * template.px_per_mm * ratio
     src_all = template.points_mm[train].astype(np.float32)
     cell_of = _vote_cells(side, template, log_scale, centre, angle)
@@ -692,7 +694,6 @@ def _canvas_hypotheses(
         template = library.template(side, px_per_mm, blur_mm)
         query, train = _ratio_matches(features.descriptors[ids], template)
         hypotheses += _vote_instances(
-            side,
             template,
             features,
             ids[query],
