@@ -5,8 +5,9 @@ rotated and shifted. For each candidate colour the art is rendered at the item's
 compared with the observed pixels where the item is surely visible (around its matched
 features), after a per-channel gain that absorbs the light's colour and brightness and an
 offset alike in every channel that absorbs light added on top (haze, glare, a washed-out
-exposure). The colour whose art explains the pixels best wins; the same comparison decides a
-napkin's face from its back, and a face-down coaster's shape.
+exposure), with the art sharp or blurred as a camera out of focus would show it. The colour
+whose art explains the pixels best wins; the same comparison decides a napkin's face from its
+back, and a face-down coaster's shape.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from vision.plane import ItemPose
 
 #: Radius around each matched feature taken as surely visible (mm).
 VISIBLE_RADIUS_MM = 5.0
+#: Blurs (sigma, mm on the table) the art is compared at: an item out of focus shows its thin
+#: coloured prints (a napkin's border, a coaster back's rim) mixed with the paper around them,
+#: which the sharp art of the palest colour would explain best.
+FOCUS_BLUR_MM = (0.0, 0.75, 1.5)
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,39 @@ def light_gains(
     return np.median(found, axis=0) if found else None
 
 
+def _colour_error(
+    observed_box: np.ndarray,
+    lit_art: np.ndarray,
+    alpha: np.ndarray,
+    telling: np.ndarray,
+    px_per_mm: float,
+) -> tuple[float, float]:
+    """How badly one colour's art explains the observed pixels, at the focus that explains them
+    best (:data:`FOCUS_BLUR_MM`), and the haze found then.
+
+    ``observed_box`` and ``lit_art`` (the art times the light's gains) are (h, w, 3) float32
+    canvas boxes, ``alpha`` the item's shape and ``telling`` the pixels compared. The art is
+    blurred over the photo's own pixels around the item, as a camera out of focus mixes them.
+    Light added alike to every channel (glare, haze, a washed-out exposure) brightens and greys
+    a colour without changing which channel leads: the median residual is discounted. Returns
+    the median summed |residual| (levels) and that haze (levels).
+    """
+    best = (np.inf, 0.0)
+    for blur_mm in FOCUS_BLUR_MM:
+        seen = lit_art
+        if blur_mm > 0:
+            a = alpha[:, :, None]
+            seen = cv2.GaussianBlur(
+                lit_art * a + observed_box * (1 - a), (0, 0), blur_mm * px_per_mm
+            )
+        residual = observed_box[telling] - seen[telling]
+        haze = float(np.median(residual))
+        error = float(np.median(np.abs(residual - haze).sum(axis=1)))
+        if error < best[0]:
+            best = (error, haze)
+    return best
+
+
 def _candidate_sides(library: ArtLibrary, side: Side) -> list[Side]:
     """Sides one detection may turn out to be: a napkin's face or back."""
     if side.kind is ItemKind.NAPKIN:
@@ -208,12 +246,11 @@ def identify(
             gains = (
                 shared_gains if shared_gains is not None else fit_gains(observed, arts[k][inside])
             )
-            residual = observed_box[telling] - arts[k][telling] * gains
-            # light added alike to every channel (glare, haze, a washed-out exposure) brightens
-            # and greys a colour without changing which channel leads: it is discounted here
-            haze = float(np.median(residual))
-            residual -= haze
-            errors.append((float(np.median(np.abs(residual).sum(axis=1))), k, gains, haze))
+            lit = arts[k] * gains
+            error, haze = _colour_error(
+                observed_box, lit, renderings[0].alpha, telling, view.px_per_mm
+            )
+            errors.append((error, k, gains, haze))
         errors.sort(key=lambda e: e[0])
         _, best, gains, haze = errors[0]
         whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
