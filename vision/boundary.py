@@ -46,6 +46,12 @@ CONFIDENT = 0.4
 ALTERNATIVE_CHROMA_FACTORS = (1.5, 1.0 / 1.5)
 """Saturation changes (C*/L* factors) tried when the nominal colour finds no good loop: a warm
 light or a glossy sheen moves the cord's saturation more than its hue."""
+ALTERNATIVE_HUE_SHIFTS_DEG = (-24.0, 24.0)
+"""Hue shifts (deg, two model spreads) tried after those: under a cold or coloured light, or on
+a cord dyed a little differently, the cord's hue moves farther than a cast the calibration
+follows (a straw cord under blue light: hue 70 deg instead of 95)."""
+WASHED_OUT_CHROMA_FACTOR = 0.5
+"""Saturation factor tried with each hue last: a dull light or a thin, blurred cord greys it."""
 EXPECTED_LENGTH_RATIO = 0.85
 """The loop's length in widths over :data:`LOOP_LENGTH_WIDTHS` expected in a photo: between
 1 (seen square-on) and about 2/3 (strongly foreshortened by the camera's tilt)."""
@@ -205,13 +211,24 @@ def _alternative_colours(
     fragments: list[Fragment],
 ) -> list[StringColour]:
     """Colour models to try after the nominal one: first re-centred on what was found, then
-    the nominal hue at :data:`ALTERNATIVE_CHROMA_FACTORS` times its saturation."""
+    the nominal hue at :data:`ALTERNATIVE_CHROMA_FACTORS` times its saturation, then the hue
+    shifted by :data:`ALTERNATIVE_HUE_SHIFTS_DEG` at each of those saturations and at
+    :data:`WASHED_OUT_CHROMA_FACTOR`, and last the nominal hue washed out."""
     alternatives = []
     calibrated = _calibrated_colour(small_bgr, nominal, trace, fragments)
     if calibrated is not None and calibrated != nominal:
         alternatives.append(calibrated)
     for factor in ALTERNATIVE_CHROMA_FACTORS:
         alternatives.append(StringColour(nominal.hue_deg, nominal.chroma_ratio * factor))
+    factors = (1.0, *ALTERNATIVE_CHROMA_FACTORS, WASHED_OUT_CHROMA_FACTOR)
+    for shift in ALTERNATIVE_HUE_SHIFTS_DEG:
+        alternatives += [
+            StringColour(nominal.hue_deg + shift, nominal.chroma_ratio * factor)
+            for factor in factors
+        ]
+    alternatives.append(
+        StringColour(nominal.hue_deg, nominal.chroma_ratio * WASHED_OUT_CHROMA_FACTOR)
+    )
     return alternatives
 
 

@@ -257,3 +257,24 @@ def test_devset_loop_cut_off_by_the_photo_edge_is_closed() -> None:
     seen = shapely.Polygon(found.polygon_px).buffer(0).intersection(frame)
     true = shapely.Polygon(truth_loop).buffer(0).intersection(frame)
     assert seen.intersection(true).area / seen.union(true).area > 0.98
+
+
+def test_string_under_a_cold_light_is_found_by_a_shifted_hue(monkeypatch) -> None:
+    """A straw cord under a cold light on a pale blue table: it shows greyish tan (CIELAB hue
+    about 70 deg instead of 95, half the saturation), beyond what the calibration follows; the
+    search tries shifted hues and washed-out saturations and finds the loop."""
+    width, height = 1600, 1200
+    rng = np.random.default_rng(7)
+    image = np.full((height, width, 3), (150, 136, 126), np.float32)
+    image += rng.normal(0, 4, image.shape).astype(np.float32)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    truth = _loop(width, height)
+    cord_bgr = (134, 150, 168)
+    cv2.polylines(image, [np.round(truth * 16).astype(np.int32)], True, cord_bgr, 8, cv2.LINE_AA, 4)
+    found = find_boundary(image)
+    assert found is not None
+    distances = shapely.distance(shapely.points(truth), shapely.LinearRing(found.polygon_px))
+    assert np.percentile(distances, 95) < 1.0
+    monkeypatch.setattr("vision.boundary.ALTERNATIVE_HUE_SHIFTS_DEG", ())
+    monkeypatch.setattr("vision.boundary.WASHED_OUT_CHROMA_FACTOR", 1.0)
+    assert find_boundary(image) is None  # the nominal hue and saturations alone miss it
