@@ -47,9 +47,11 @@ ALTERNATIVE_CHROMA_FACTORS = (1.5, 1.0 / 1.5)
 """Saturation changes (C*/L* factors) tried when the nominal colour finds no good loop: a warm
 light or a glossy sheen moves the cord's saturation more than its hue."""
 ALTERNATIVE_HUE_SHIFTS_DEG = (-24.0, 24.0)
-"""Hue shifts (deg, two model spreads) tried after those: under a cold or coloured light, or on
-a cord dyed a little differently, the cord's hue moves farther than a cast the calibration
-follows (a straw cord under blue light: hue 70 deg instead of 95)."""
+"""Hue shifts (deg, two model spreads) tried last, when no model of the cord's own hue finds a
+loop even with long gaps allowed: under a cold or coloured light, or on a cord dyed a little
+differently, the cord's hue moves farther than a cast the calibration follows (a straw cord
+under blue light: hue 70 deg instead of 95). Tried only then, since other hues also find the
+outlines of yellow and red items."""
 WASHED_OUT_CHROMA_FACTOR = 0.5
 """Saturation factor tried with each hue last: a dull light or a thin, blurred cord greys it."""
 EXPECTED_LENGTH_RATIO = 0.85
@@ -121,14 +123,22 @@ def find_boundary(
     search_items = _SearchItems.from_mask(small_items)
 
     nominal = StringColour.from_rgb(string_rgb)
-    colour, trace = _search_colours(small_bgr, search_items, nominal, string_prior, False)
-    if search_items.covered is not None and (trace is None or _confidence(trace) < MIN_CONFIDENCE):
-        # The mask may lack an item the string hides under (one the detector missed): allow
-        # long gaps over "free" table too, at a surcharge, before giving up.
-        retry_colour, retry = _search_colours(small_bgr, search_items, nominal, string_prior, True)
-        if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
-            colour, trace = retry_colour, retry
-    if trace is None or _confidence(trace) < MIN_CONFIDENCE:
+    # last, when the cord's hue and saturation found nothing: the hue shifted too
+    for hue_shifted in (False, True):
+        colour, trace = _search_colours(
+            small_bgr, search_items, nominal, string_prior, False, hue_shifted
+        )
+        if search_items.covered is not None and _weak(trace):
+            # The mask may lack an item the string hides under (one the detector missed):
+            # allow long gaps over "free" table too, at a surcharge, before giving up.
+            retry_colour, retry = _search_colours(
+                small_bgr, search_items, nominal, string_prior, True, hue_shifted
+            )
+            if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
+                colour, trace = retry_colour, retry
+        if not _weak(trace):
+            break
+    if trace is None or _weak(trace):  # (None checked apart for the type checker)
         return None
 
     # Analysis px -> working px (pixel centres: x_work + 0.5 = (x_small + 0.5) * reduction).
@@ -167,14 +177,19 @@ def _search_colours(
     nominal: StringColour,
     string_prior: np.ndarray | None,
     unexplained_gaps: bool,
+    hue_shifted: bool,
 ) -> tuple[StringColour, LoopTrace | None]:
     """The loop with the nominal colour model or, if it finds none or a weak one, the most
-    confident with the :func:`_alternative_colours`; and the colour model that found it.
+    confident with the :func:`_alternative_colours` (and, with ``hue_shifted``, the
+    :func:`_hue_shifted_colours`); and the colour model that found it.
     ``unexplained_gaps``: see :func:`vision._string_loop.link_loop`."""
     trace, fragments = _search_loop(small_bgr, items, nominal, string_prior, unexplained_gaps)
     colour = nominal
     if trace is None or _confidence(trace) < CONFIDENT:
-        for alternative in _alternative_colours(small_bgr, nominal, trace, fragments):
+        alternatives = _alternative_colours(small_bgr, nominal, trace, fragments)
+        if hue_shifted:
+            alternatives += _hue_shifted_colours(nominal)
+        for alternative in alternatives:
             retry, _ = _search_loop(small_bgr, items, alternative, string_prior, unexplained_gaps)
             if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
                 colour, trace = alternative, retry
@@ -211,25 +226,35 @@ def _alternative_colours(
     fragments: list[Fragment],
 ) -> list[StringColour]:
     """Colour models to try after the nominal one: first re-centred on what was found, then
-    the nominal hue at :data:`ALTERNATIVE_CHROMA_FACTORS` times its saturation, then the hue
-    shifted by :data:`ALTERNATIVE_HUE_SHIFTS_DEG` at each of those saturations and at
-    :data:`WASHED_OUT_CHROMA_FACTOR`, and last the nominal hue washed out."""
+    the nominal hue at :data:`ALTERNATIVE_CHROMA_FACTORS` times its saturation."""
     alternatives = []
     calibrated = _calibrated_colour(small_bgr, nominal, trace, fragments)
     if calibrated is not None and calibrated != nominal:
         alternatives.append(calibrated)
     for factor in ALTERNATIVE_CHROMA_FACTORS:
         alternatives.append(StringColour(nominal.hue_deg, nominal.chroma_ratio * factor))
-    factors = (1.0, *ALTERNATIVE_CHROMA_FACTORS, WASHED_OUT_CHROMA_FACTOR)
-    for shift in ALTERNATIVE_HUE_SHIFTS_DEG:
-        alternatives += [
-            StringColour(nominal.hue_deg + shift, nominal.chroma_ratio * factor)
-            for factor in factors
-        ]
-    alternatives.append(
-        StringColour(nominal.hue_deg, nominal.chroma_ratio * WASHED_OUT_CHROMA_FACTOR)
-    )
     return alternatives
+
+
+def _hue_shifted_colours(nominal: StringColour) -> list[StringColour]:
+    """Colour models tried last: the hue shifted by :data:`ALTERNATIVE_HUE_SHIFTS_DEG` at the
+    nominal saturation, at :data:`ALTERNATIVE_CHROMA_FACTORS` times it and at
+    :data:`WASHED_OUT_CHROMA_FACTOR` times it, then the nominal hue washed out."""
+    factors = (1.0, *ALTERNATIVE_CHROMA_FACTORS, WASHED_OUT_CHROMA_FACTOR)
+    shifted = [
+        StringColour(nominal.hue_deg + shift, nominal.chroma_ratio * factor)
+        for shift in ALTERNATIVE_HUE_SHIFTS_DEG
+        for factor in factors
+    ]
+    return [
+        *shifted,
+        StringColour(nominal.hue_deg, nominal.chroma_ratio * WASHED_OUT_CHROMA_FACTOR),
+    ]
+
+
+def _weak(trace: LoopTrace | None) -> bool:
+    """No loop, or one too weak to report (:data:`MIN_CONFIDENCE`)."""
+    return trace is None or _confidence(trace) < MIN_CONFIDENCE
 
 
 def _calibrated_colour(
