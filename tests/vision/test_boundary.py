@@ -68,6 +68,21 @@ def _scene(with_string: bool, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np
     return image, mask.astype(bool), loop
 
 
+def _plain_table_with_cord(
+    table_bgr: tuple[int, int, int], noise: float, cord_bgr: tuple[int, int, int], seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A 1600x1200 plain table with sensor noise (levels) and a cord along :func:`_loop`:
+    the (H, W, 3) uint8 BGR image and the (N, 2) loop, px."""
+    width, height = 1600, 1200
+    rng = np.random.default_rng(seed)
+    image = np.full((height, width, 3), table_bgr, np.float32)
+    image += rng.normal(0, noise, image.shape).astype(np.float32)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    truth = _loop(width, height)
+    cv2.polylines(image, [np.round(truth * 16).astype(np.int32)], True, cord_bgr, 8, cv2.LINE_AA, 4)
+    return image, truth
+
+
 def _visible_distances(found: Boundary, truth: np.ndarray, item_mask: np.ndarray) -> np.ndarray:
     xs = np.round(truth[:, 0]).astype(int)
     ys = np.round(truth[:, 1]).astype(int)
@@ -104,15 +119,7 @@ def test_synthetic_loop_without_item_mask_still_closes() -> None:
 def test_string_more_saturated_than_nominal_on_a_string_coloured_table() -> None:
     """A warm light: the table looks like the nominal string colour and the cord is more
     saturated; the search falls back to other colour models and still finds the loop."""
-    width, height = 1600, 1200
-    rng = np.random.default_rng(5)
-    image = np.full((height, width, 3), (112, 140, 150), np.float32)
-    image += rng.normal(0, 5, image.shape).astype(np.float32)
-    image = np.clip(image, 0, 255).astype(np.uint8)
-    truth = _loop(width, height)
-    cv2.polylines(
-        image, [np.round(truth * 16).astype(np.int32)], True, (80, 170, 200), 8, cv2.LINE_AA, 4
-    )
+    image, truth = _plain_table_with_cord((112, 140, 150), 5.0, (80, 170, 200), seed=5)
     nominal = StringColour.from_rgb(DEFAULT_STRING_RGB)
     table_pixel = np.array([[[112, 140, 150]]], np.uint8)
     string_pixel = np.array([[[80, 170, 200]]], np.uint8)
@@ -263,14 +270,7 @@ def test_string_under_a_cold_light_is_found_by_a_shifted_hue(monkeypatch) -> Non
     """A straw cord under a cold light on a pale blue table: it shows greyish tan (CIELAB hue
     about 70 deg instead of 95, half the saturation), beyond what the calibration follows; the
     search tries shifted hues and washed-out saturations and finds the loop."""
-    width, height = 1600, 1200
-    rng = np.random.default_rng(7)
-    image = np.full((height, width, 3), (150, 136, 126), np.float32)
-    image += rng.normal(0, 4, image.shape).astype(np.float32)
-    image = np.clip(image, 0, 255).astype(np.uint8)
-    truth = _loop(width, height)
-    cord_bgr = (134, 150, 168)
-    cv2.polylines(image, [np.round(truth * 16).astype(np.int32)], True, cord_bgr, 8, cv2.LINE_AA, 4)
+    image, truth = _plain_table_with_cord((150, 136, 126), 4.0, (134, 150, 168), seed=7)
     found = find_boundary(image)
     assert found is not None
     distances = shapely.distance(shapely.points(truth), shapely.LinearRing(found.polygon_px))

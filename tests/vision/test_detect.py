@@ -13,23 +13,26 @@ from vision.errors import NoGameFound
 from vision.plane import TablePlane
 
 
+def _distance_error_mm(
+    plane: TablePlane, homography: np.ndarray, items: list[Placed]
+) -> tuple[float, float]:
+    """Largest error (mm) of the distances between the items' centres measured through
+    ``plane`` from where ``homography`` put them in the image, and the largest true distance."""
+    true = np.array([it.center_mm for it in items])
+    px = np.array([(homography @ [*c, 1])[:2] / (homography @ [*c, 1])[2] for c in true])
+    found = plane.image_to_table(px)
+    d_found = np.linalg.norm(found[:, None] - found[None], axis=2)
+    d_true = np.linalg.norm(true[:, None] - true[None], axis=2)
+    return float(np.abs(d_found - d_true).max()), float(d_true.max())
+
+
 def test_coarse_plane_maps_item_layout(small_table, catalogue) -> None:
     image, homography, items = small_table
     h, w = image.shape[:2]
     g = coarse_table_plane(image, art_library(catalogue))
     plane = TablePlane(g, 0.0, 0.0, (w, h))
     # distances between item centres measured through the found plane are the true ones
-    centres_px = np.array(
-        [
-            (homography @ [*it.center_mm, 1])[:2] / (homography @ [*it.center_mm, 1])[2]
-            for it in items
-        ]
-    )
-    found = plane.image_to_table(centres_px)
-    true = np.array([it.center_mm for it in items])
-    d_found = np.linalg.norm(found[:, None] - found[None], axis=2)
-    d_true = np.linalg.norm(true[:, None] - true[None], axis=2)
-    assert np.abs(d_found - d_true).max() < 3.0
+    assert _distance_error_mm(plane, homography, items)[0] < 3.0
 
 
 def test_detect_sides_finds_every_item_with_its_pose(small_table, catalogue) -> None:
@@ -79,12 +82,8 @@ def test_tiny_blurred_coasters_are_found_in_an_upsampled_copy(catalogue, monkeyp
     image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (240, 230)), (0, 0), 0.8)
     library = art_library(catalogue)
     plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (240, 230))
-    true = np.array([it.center_mm for it in items])
-    px = np.array([(homography @ [*c, 1])[:2] / (homography @ [*c, 1])[2] for c in true])
-    found = plane.image_to_table(px)
-    d_found = np.linalg.norm(found[:, None] - found[None], axis=2)
-    d_true = np.linalg.norm(true[:, None] - true[None], axis=2)
-    assert np.abs(d_found - d_true).max() < 0.15 * d_true.max()  # a first, rough plane
+    error_mm, spread_mm = _distance_error_mm(plane, homography, items)
+    assert error_mm < 0.15 * spread_mm  # a first, rough plane
     monkeypatch.setattr("vision.detect.UPSAMPLED_LONG_SIDE_PX", 1)  # without the upsampled copy
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
@@ -129,12 +128,8 @@ def test_a_table_out_of_focus_is_placed_by_the_blurred_art(catalogue, monkeypatc
     image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (700, 640)), (0, 0), 3.6)
     library = art_library(catalogue)
     plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (700, 640))
-    true = np.array([it.center_mm for it in items])
-    px = np.array([(homography @ [*c, 1])[:2] / (homography @ [*c, 1])[2] for c in true])
-    found = plane.image_to_table(px)
-    d_found = np.linalg.norm(found[:, None] - found[None], axis=2)
-    d_true = np.linalg.norm(true[:, None] - true[None], axis=2)
-    assert np.abs(d_found - d_true).max() < 0.15 * d_true.max()  # a first, rough plane
+    error_mm, spread_mm = _distance_error_mm(plane, homography, items)
+    assert error_mm < 0.15 * spread_mm  # a first, rough plane
     monkeypatch.setattr("vision.detect.OUT_OF_FOCUS_BLUR_MM", 0.0)  # the printed art only
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
