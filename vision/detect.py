@@ -341,14 +341,15 @@ def _select_by_support(
     hypotheses: list[_Hypothesis],
     library: ArtLibrary,
     view: CanvasView,
+    view_edges: _EdgeImage,
     claimed: np.ndarray | None = None,
 ) -> tuple[list[_Hypothesis], np.ndarray]:
-    """Greedy explanation of the canvas's edges: most supported first, each edge pixel once.
+    """Greedy explanation of the canvas's edges (``view_edges``, the view's): most supported
+    first, each edge pixel once.
 
     ``claimed``: (H * W,) bool, the canvas pixels already explained by items chosen before.
     Returns the chosen hypotheses and the pixels explained then.
     """
-    view_edges = _edges(view.ink_gradients)
     min_support = _MIN_SUPPORT_PX_PER_MM2 * view.px_per_mm**2
     scored = [(hyp, _support(hyp, library, view_edges, view.px_per_mm)) for hyp in hypotheses]
     claimed = np.zeros(view_edges.strong.size, bool) if claimed is None else claimed.copy()
@@ -716,7 +717,8 @@ def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
     """
     features = _sift_features(view.ink)
     sharp = _canvas_hypotheses(features, library, view.px_per_mm, library.sides)
-    chosen, claimed = _select_by_support(sharp, library, view)
+    view_edges = _edges(view.ink_gradients)
+    chosen, claimed = _select_by_support(sharp, library, view, view_edges)
     unexplained = np.ones(len(features.points), bool)
     for hyp in chosen:
         unexplained[hyp.keypoint_ids] = False
@@ -729,7 +731,7 @@ def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
         blur_mm=OUT_OF_FOCUS_BLUR_MM,
         unexplained=unexplained,
     )
-    chosen += _select_by_support(blurred, library, view, claimed)[0]
+    chosen += _select_by_support(blurred, library, view, view_edges, claimed)[0]
     detections = []
     for hyp in chosen:
         t = hyp.transform
