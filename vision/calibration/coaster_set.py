@@ -41,6 +41,7 @@ from vision.calibration.outlines import ProposedIcon, propose_icon_outlines
 from vision.calibration.rectify import (
     CalibrationPhotoError,
     RectifiedPhoto,
+    agree_on_outline,
     find_item,
     mm_outline_in_photo,
     quarter_turn,
@@ -238,7 +239,7 @@ def rectify_side(side: SideKey, paths: list[Path], shape: Shape) -> RectifiedSid
     if not images:
         raise CalibrationError(f"{side.label}: no usable photo ({'; '.join(reasons)})")
     try:
-        rectified = rectify_photos(images, shape)
+        rectified = agree_on_outline(rectify_photos(images, shape), shape.size_mm)
     except CalibrationPhotoError as exc:
         raise CalibrationError(f"{side.label}: {exc}") from exc
     sharpest = max(rectified, key=lambda r: int(r.item.mask.sum()))

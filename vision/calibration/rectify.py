@@ -19,7 +19,7 @@ Frames: *photo px* (the working image of :func:`vision.load.load_photo`, x right
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -312,11 +312,19 @@ def rotation_about_centre(angle_rad: float) -> np.ndarray:
 @dataclass(frozen=True)
 class Registration:
     """How a view of a side turns onto a reference view: ``angle_rad`` about the centre, the
-    median distance (mm) between matched features after the turn, and the match count."""
+    median distance (mm) between matched features after the turn, and the match count;
+    ``similarity`` (3, 3): the fitted turn, scale and shift, view side mm -> reference side mm.
+    """
 
     angle_rad: float
     residual_mm: float
     matches: int
+    similarity: np.ndarray = field(repr=False)
+
+    @property
+    def scale(self) -> float:
+        """How much larger the reference shows the side than the view (1 when they agree)."""
+        return float(np.hypot(self.similarity[0, 0], self.similarity[1, 0]))
 
 
 def _features(view_bgr: np.ndarray, size_mm: float, px_per_mm: float):
@@ -377,7 +385,7 @@ def _register_features(view, reference) -> Registration | None:
     angle = float(np.arctan2(m[1, 0], m[0, 0]))
     turned = src[inl] @ rotation_about_centre(angle)[:2, :2].T
     residual = float(np.median(np.linalg.norm(turned - dst[inl], axis=1)))
-    return Registration(angle, residual, int(inl.sum()))
+    return Registration(angle, residual, int(inl.sum()), np.vstack([m, [0.0, 0.0, 1.0]]))
 
 
 @dataclass(frozen=True)
@@ -423,6 +431,52 @@ def rectify_photos(images_bgr: list[np.ndarray], shape: Shape) -> list[Rectified
         RectifiedPhoto(img, it, _normalised(h))
         for img, it, h in zip(images_bgr, items, best[1], strict=True)
     ]
+
+
+#: Two photos' outlines of one side differ in size by more than this share when one of them
+#: missed part of the item (see :func:`agree_on_outline`).
+OUTLINE_SCALE_TOLERANCE = 0.02
+
+
+def agree_on_outline(photos: list[RectifiedPhoto], size_mm: float) -> list[RectifiedPhoto]:
+    """The photos of one side with the outlines that missed part of the item corrected.
+
+    A pale item on a pale table (a napkin's cream margin on a beige cloth) loses its outer band
+    to the table in :func:`find_item`, and its outline is then the printed border's: that
+    photo's rectified view shows the side some percent too large. Shadows do not do the
+    opposite (they are darker than any table the border learns), so of photos that disagree
+    on the side's size (by their registered features, more than
+    :data:`OUTLINE_SCALE_TOLERANCE`), the one showing it smallest has the true outline, and
+    every photo showing it larger is laid onto that one by the registered similarity. Photos
+    that cannot be registered are kept as they are; so are all with a single photo.
+    """
+    if len(photos) < 2:
+        return list(photos)
+    reference = max(range(len(photos)), key=lambda k: int(photos[k].item.mask.sum()))
+    ref_view = _check_features(photos[reference], size_mm)
+    onto_reference: list[np.ndarray | None] = []
+    for k, photo in enumerate(photos):
+        if k == reference:
+            onto_reference.append(np.eye(3))
+            continue
+        r = _register_features(_check_features(photo, size_mm), ref_view)
+        onto_reference.append(r.similarity if r is not None else None)
+    scales = [np.hypot(m[0, 0], m[1, 0]) if m is not None else np.nan for m in onto_reference]
+    truest = int(np.nanargmax(scales))
+    onto_truest = np.linalg.inv(onto_reference[truest])
+    agreed = []
+    for photo, m, scale in zip(photos, onto_reference, scales, strict=True):
+        if m is not None and scale < scales[truest] * (1 - OUTLINE_SCALE_TOLERANCE):
+            photo = RectifiedPhoto(
+                photo.image_bgr, photo.item, _normalised(onto_truest @ m @ photo.photo_to_mm)
+            )
+        agreed.append(photo)
+    return agreed
+
+
+def _check_features(photo: RectifiedPhoto, size_mm: float):
+    view = warp_to_art(photo.image_bgr, photo.photo_to_mm, size_mm, _CHECK_PX_PER_MM)
+    return _features(view, size_mm, _CHECK_PX_PER_MM)
 
 
 def _normalised(h: np.ndarray) -> np.ndarray:

@@ -5,8 +5,11 @@ import numpy as np
 import pytest
 
 from games.beer_pretzels.catalogue import Shape
+from vision.calibration.coaster_set import SideKey
 from vision.calibration.rectify import (
     CalibrationPhotoError,
+    RectifiedPhoto,
+    agree_on_outline,
     circle_homographies,
     ellipse_conic,
     find_item,
@@ -98,3 +101,23 @@ def test_quarter_turn_finds_the_turn(k):
     reference = cv2.GaussianBlur(rng.integers(0, 255, (80, 80, 3), dtype=np.uint8), (0, 0), 2)
     view = np.ascontiguousarray(np.rot90(reference, k))  # counter-clockwise on screen
     assert quarter_turn(view, reference) == pytest.approx(k * np.pi / 2)
+
+
+@pytest.mark.parametrize("missed", [0, 1])
+def test_a_photo_whose_outline_missed_the_margin_is_laid_onto_the_true_outline(small_set, missed):
+    # a napkin's outline found at its printed border (5 mm inside the paper's edge on a
+    # 130 mm napkin): that photo's view shows the napkin 8% too large
+    napkin = small_set.sides[SideKey("napkin", "orange", None, "face")]
+    photos = list(napkin.photos)
+    zoom = np.diag([130 / 120, 130 / 120, 1.0])
+    wrong = [
+        RectifiedPhoto(p.image_bgr, p.item, zoom @ p.photo_to_mm) if k == missed else p
+        for k, p in enumerate(photos)
+    ]
+    agreed = agree_on_outline(wrong, napkin.shape.size_mm)
+    for true, found in zip(photos, agreed, strict=True):
+        edge_px = true.item.contour_px.astype(float)
+        error = np.linalg.norm(
+            _apply(found.photo_to_mm, edge_px) - _apply(true.photo_to_mm, edge_px), axis=1
+        )
+        assert error.max() < 0.6
