@@ -34,6 +34,8 @@ MIN_WIDTH_SAMPLES = 20
 """Unhidden profiles needed to measure the string's width in the working image."""
 SMOOTH_WIDTHS = 1.5
 """Window (in string widths) over which offsets are smoothed along the loop."""
+BAND_WIDTH_WINDOW_WIDTHS = 20.0
+"""Window (in string widths along the loop) of the running median of the measured band width."""
 
 
 def refine_centre_line(
@@ -129,17 +131,38 @@ def _profile_centres(
     hidden_left = occluded_count[index, left_c + 1] > occluded_count[index, left_from]
     hidden_right = occluded_count[index, right_to + 1] > occluded_count[index, right_c]
     whole = found & ~hidden_left & ~hidden_right
-    ratio = 1.0
-    if np.count_nonzero(whole) >= MIN_WIDTH_SAMPLES:
-        measured = (right_edge - left_edge)[whole] / widths[whole]
-        ratio = float(np.clip(np.median(measured), 0.5, 2.0))
-    half_width = 0.5 * ratio * widths
+    half_width = 0.5 * _band_widths(right_edge - left_edge, whole, widths)
     centre = 0.5 * (left_edge + right_edge)
     centre = np.where(hidden_left & ~hidden_right, right_edge - half_width, centre)
     centre = np.where(hidden_right & ~hidden_left, left_edge + half_width, centre)
     found &= filtered[index, peak] >= MIN_PEAK_LIKELIHOOD
     found &= (centre >= 0) & (centre <= count - 1)
     return centre, found & ~(hidden_left & hidden_right)
+
+
+def _band_widths(measured: np.ndarray, whole: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """(R,) the string's band width (samples) at every row of a closed loop.
+
+    ``measured`` (R,): band widths between the half-peak crossings, meaningful on the ``whole``
+    rows (both edges seen); ``widths`` (R,): the trace's width estimates (samples). The band
+    width is the running median of the whole rows within :data:`BAND_WIDTH_WINDOW_WIDTHS`,
+    interpolated around the loop between them: it changes only slowly (with the distance to
+    the camera), while the trace's per-point estimates are rough, and next to an item (where the
+    width matters, see :func:`_profile_centres`) they are biased by the item's edge. With too
+    few whole rows, the trace's estimates scaled by their median ratio to the measured widths.
+    """
+    count = measured.shape[0]
+    if np.count_nonzero(whole) < MIN_WIDTH_SAMPLES:
+        return widths.astype(np.float64)
+    rows_per_width = float(np.median(widths)) * PROFILE_SAMPLE_PX / STEP_PX
+    half = max(1, round(0.5 * BAND_WIDTH_WINDOW_WIDTHS * rows_per_width))
+    index = (np.arange(count)[:, None] + np.arange(-half, half + 1)[None, :]) % count
+    window = np.where(whole[index], measured[index], np.nan)
+    seen = whole[index].any(axis=1)
+    local = np.full(count, np.nan)
+    local[seen] = np.nanmedian(window[seen], axis=1)
+    rows = np.arange(count)
+    return np.interp(rows, rows[seen], local[seen], period=count)
 
 
 def _resample_closed(
