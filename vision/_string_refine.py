@@ -149,7 +149,7 @@ def _band_widths(measured: np.ndarray, whole: np.ndarray, widths: np.ndarray) ->
     interpolated around the loop between them: it changes only slowly (with the distance to
     the camera), while the trace's per-point estimates are rough, and next to an item (where the
     width matters, see :func:`_profile_centres`) they are biased by the item's edge. With too
-    few whole rows, the trace's estimates scaled by their median ratio to the measured widths.
+    few whole rows (:data:`MIN_WIDTH_SAMPLES`), the trace's own estimates.
     """
     count = measured.shape[0]
     if np.count_nonzero(whole) < MIN_WIDTH_SAMPLES:
