@@ -37,6 +37,7 @@ from vision.calibration.art_frame import (
     mm_to_art_px,
     shape_alpha,
 )
+from vision.calibration.fuse import fuse_views
 from vision.calibration.outlines import ProposedIcon, propose_icon_outlines
 from vision.calibration.rectify import (
     CalibrationPhotoError,
@@ -221,9 +222,13 @@ class RectifiedSide:
 
 
 def rectify_side(side: SideKey, paths: list[Path], shape: Shape) -> RectifiedSide:
-    """The art of one side from its photos: all usable photos fix the view together, the one
-    that shows the item largest (most pixels per mm) gives the art. Photos in which the item
-    cannot be found or fitted are skipped (listed in ``skipped``) while one remains."""
+    """The art of one side from its photos: all usable photos fix the view together and agree
+    on the outline (:func:`agree_on_outline`); the art is blended from all of them
+    (:func:`vision.calibration.fuse.fuse_views`: each pixel from the photos least shaded
+    there), laid onto the one that shows the item largest (most pixels per mm) among those
+    whose own outline was kept. Photos in
+    which the item cannot be found or fitted are skipped (listed in ``skipped``) while one
+    remains."""
     images, skipped, reasons = [], [], []
     for path in paths:
         image = load_photo(path).image_bgr
@@ -242,16 +247,19 @@ def rectify_side(side: SideKey, paths: list[Path], shape: Shape) -> RectifiedSid
         rectified = agree_on_outline(rectify_photos(images, shape), shape.size_mm)
     except CalibrationPhotoError as exc:
         raise CalibrationError(f"{side.label}: {exc}") from exc
-    sharpest = max(rectified, key=lambda r: int(r.item.mask.sum()))
+    sharpest = max(
+        range(len(rectified)),
+        key=lambda k: (rectified[k].own_outline, int(rectified[k].item.mask.sum())),
+    )
     alpha = shape_alpha(shape)
-    art = warp_to_art(sharpest.image_bgr, sharpest.photo_to_mm, shape.size_mm)
+    views = [warp_to_art(r.image_bgr, r.photo_to_mm, shape.size_mm) for r in rectified]
+    art = fuse_views(views, sharpest, shape)
     agreement = 0.0
     if len(rectified) > 1:
         residuals = []
-        for other in rectified:
-            if other is sharpest:
+        for k, view in enumerate(views):
+            if k == sharpest:
                 continue
-            view = warp_to_art(other.image_bgr, other.photo_to_mm, shape.size_mm)
             r = register(view, art, shape.size_mm, ART_PX_PER_MM)
             residuals.append(r.residual_mm if r is not None else np.inf)
         agreement = float(np.median(residuals))
@@ -278,7 +286,7 @@ def turn_side(side: RectifiedSide, angle_rad: float) -> RectifiedSide:
         side.art_bgra, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     art[:, :, 3] = side.art_bgra[:, :, 3]
-    photos = tuple(RectifiedPhoto(p.image_bgr, p.item, turn @ p.photo_to_mm) for p in side.photos)
+    photos = tuple(dataclasses.replace(p, photo_to_mm=turn @ p.photo_to_mm) for p in side.photos)
     return RectifiedSide(
         side.side, side.shape, flatten_outside(art), photos, side.agreement_mm, side.skipped
     )
