@@ -7,8 +7,8 @@ Stages (each a plain function):
 2. the contour gives the item's shape in the photo: a rounded square by its four straight edges
    (:func:`square_homography`, exact under perspective), a circle by its ellipse
    (:func:`circle_homographies`). A circle alone fixes the view only up to a two-fold ambiguity
-   and the camera's focal length, so :func:`rectify_photos` picks focal length and branch that
-   make several photos of the same side agree.
+   and the camera's focal length, so :func:`rectify_photos` picks, per photo, the focal length
+   and branch that make several photos of the same side agree.
 3. :func:`warp_to_art` - the photo resampled to the art square at 10 px/mm.
 
 Frames: *photo px* (the working image of :func:`vision.load.load_photo`, x right, y down),
@@ -409,8 +409,8 @@ def rectify_photos(images_bgr: list[np.ndarray], shape: Shape) -> list[Rectified
     """Rectify several photos of ONE side, all turned onto the first photo's frame.
 
     Rounded squares: exact from their edges, turned by quarter turns onto the first. Circles:
-    the focal length (from :data:`FOCAL_EQ_MM`) and each photo's branch are the ones under
-    which the photos' rectified views agree best (smallest summed feature residual); a single
+    each photo's focal length (from :data:`FOCAL_EQ_MM`) and branch are the ones under which
+    the photos' rectified views agree best (smallest summed feature residual); a single
     photo of a round side gets the branch with the smaller tilt at 26 mm. Raises
     :class:`CalibrationPhotoError`.
     """
@@ -419,24 +419,17 @@ def rectify_photos(images_bgr: list[np.ndarray], shape: Shape) -> list[Rectified
     items = [find_item(img) for img in images_bgr]
     size = shape.size_mm
     if shape.kind == "circle":
-        candidates = _circle_candidates(images_bgr, items, shape)
-    else:
-        exact = [square_homography(it.contour_px, shape) for it in items]
-        first = warp_to_art(images_bgr[0], exact[0], size, _CHECK_PX_PER_MM)
+        _, chosen = _most_agreeing(images_bgr, _circle_options(images_bgr, items, shape), size)
         return [
-            RectifiedPhoto(img, it, _normalised(rotation_about_centre(turn) @ h))
-            for img, it, h in zip(images_bgr, items, exact, strict=True)
-            for turn in [quarter_turn(warp_to_art(img, h, size, _CHECK_PX_PER_MM), first)]
+            RectifiedPhoto(img, it, _normalised(h))
+            for img, it, h in zip(images_bgr, items, chosen, strict=True)
         ]
-    best: tuple[float, list[np.ndarray]] | None = None
-    for per_photo in candidates:  # one focal length (or the exact square fit)
-        cost, chosen = _most_agreeing(images_bgr, per_photo, size)
-        if best is None or cost < best[0]:
-            best = (cost, chosen)
-    assert best is not None
+    exact = [square_homography(it.contour_px, shape) for it in items]
+    first = warp_to_art(images_bgr[0], exact[0], size, _CHECK_PX_PER_MM)
     return [
-        RectifiedPhoto(img, it, _normalised(h))
-        for img, it, h in zip(images_bgr, items, best[1], strict=True)
+        RectifiedPhoto(img, it, _normalised(rotation_about_centre(turn) @ h))
+        for img, it, h in zip(images_bgr, items, exact, strict=True)
+        for turn in [quarter_turn(warp_to_art(img, h, size, _CHECK_PX_PER_MM), first)]
     ]
 
 
@@ -490,20 +483,19 @@ def _normalised(h: np.ndarray) -> np.ndarray:
     return h / h[2, 2]
 
 
-def _circle_candidates(images_bgr, items, shape: Shape) -> list[list[list[np.ndarray]]]:
-    """Per focal length: per photo the two branch homographies (one photo: smaller tilt at 26)."""
+def _circle_options(images_bgr, items, shape: Shape) -> list[list[np.ndarray]]:
+    """Per photo, the two branch homographies at every focal length of :data:`FOCAL_EQ_MM`
+    (photos of one side may come from different lenses or zooms); a single photo: the branch
+    with the smaller tilt at 26 mm."""
     conics = [ellipse_conic(it.contour_px) for it in items]
     sizes = [(img.shape[1], img.shape[0]) for img in images_bgr]
     radius = shape.size_mm / 2
     if len(images_bgr) == 1:
         options = circle_homographies(conics[0], radius, sizes[0], focal_px(sizes[0], 26.0))
-        return [[[min(options, key=_tilt)]]]
+        return [[min(options, key=_tilt)]]
     return [
-        [
-            circle_homographies(c, radius, s, focal_px(s, f_eq))
-            for c, s in zip(conics, sizes, strict=True)
-        ]
-        for f_eq in FOCAL_EQ_MM
+        [h for f_eq in FOCAL_EQ_MM for h in circle_homographies(c, radius, s, focal_px(s, f_eq))]
+        for c, s in zip(conics, sizes, strict=True)
     ]
 
 
@@ -515,12 +507,18 @@ def _tilt(h: np.ndarray) -> float:
 _UNREGISTERED_MM = 50.0
 
 
+#: Photos whose choices are tried together in :func:`_most_agreeing`; each further photo then
+#: takes the option that agrees best with them (the combinations grow as options ** photos).
+_JOINTLY_CHOSEN = 3
+
+
 def _most_agreeing(
     images_bgr: list[np.ndarray], per_photo: list[list[np.ndarray]], size_mm: float
 ) -> tuple[float, list[np.ndarray]]:
     """The choice of one homography per photo whose small rectified views agree best: the
     summed pairwise registration residual (mm) and the chosen homographies, each turned onto
-    the first photo's frame."""
+    the first photo's frame. The first :data:`_JOINTLY_CHOSEN` photos are chosen together
+    (every combination), each further one against them."""
     views = [
         [
             _features(warp_to_art(img, h, size_mm, _CHECK_PX_PER_MM), size_mm, _CHECK_PX_PER_MM)
@@ -528,26 +526,31 @@ def _most_agreeing(
         ]
         for img, options in zip(images_bgr, per_photo, strict=True)
     ]
-    pairs = list(itertools.combinations(range(len(views)), 2))
-    registered = {
-        (i, a, j, b): _register_features(views[j][b], views[i][a])
-        for i, j in pairs
-        for a in range(len(views[i]))
-        for b in range(len(views[j]))
-    }
+    registered: dict[tuple[int, int, int, int], Registration | None] = {}
+
+    def residual(i: int, a: int, j: int, b: int) -> float:
+        if (i, a, j, b) not in registered:
+            registered[(i, a, j, b)] = _register_features(views[j][b], views[i][a])
+        r = registered[(i, a, j, b)]
+        return r.residual_mm if r is not None else _UNREGISTERED_MM
+
+    joint = range(min(len(views), _JOINTLY_CHOSEN))
+    pairs = list(itertools.combinations(joint, 2))
     best: tuple[float, tuple[int, ...]] | None = None
-    for choice in itertools.product(*[range(len(v)) for v in views]):
-        cost = 0.0
-        for i, j in pairs:
-            r = registered[(i, choice[i], j, choice[j])]
-            cost += r.residual_mm if r is not None else _UNREGISTERED_MM
+    for combination in itertools.product(*[range(len(views[k])) for k in joint]):
+        cost = sum(residual(i, combination[i], j, combination[j]) for i, j in pairs)
         if best is None or cost < best[0]:
-            best = (cost, choice)
+            best = (cost, combination)
     assert best is not None
-    cost, choice = best
+    cost, combination = best
+    choice = list(combination)
+    for j in range(len(joint), len(views)):
+        costs = [sum(residual(i, choice[i], j, b) for i in joint) for b in range(len(views[j]))]
+        choice.append(int(np.argmin(costs)))
+        cost += min(costs)
     chosen = []
     for k, c in enumerate(choice):
-        r = registered[(0, choice[0], k, c)] if k > 0 else None
+        r = registered.get((0, choice[0], k, c)) if k > 0 else None
         turn = rotation_about_centre(r.angle_rad if r is not None else 0.0)
         chosen.append(turn @ per_photo[k][c])
     return cost, chosen
