@@ -30,9 +30,6 @@ BRIDGED_SNAP_WIDTHS = 0.5
 ITEM_EDGE_WIDTHS = 1.0 / 3.0
 """How far (string widths) an item's thickness edge and shadow reach past its outline: a
 coaster is 2 mm thick, a third of the 6 mm cord."""
-PLATEAU_PERCENTILE = 90.0
-"""Percentile of the smoothed profile across one width about its peak taken as the band's
-plateau (the braid's texture makes the very top noisy)."""
 MIN_WIDTH_SAMPLES = 20
 """Unhidden profiles needed to measure the string's width in the working image."""
 SMOOTH_WIDTHS = 1.5
@@ -109,13 +106,8 @@ def _profile_centres(
     box = max(1, round(float(np.median(widths)))) | 1
     filtered = cv2.blur(profile, (box, 1), borderType=cv2.BORDER_CONSTANT)
     peak = np.argmax(filtered, axis=1)
+    level = 0.5 * filtered[index, peak]
     smooth = cv2.blur(profile, (3, 1), borderType=cv2.BORDER_CONSTANT)
-    # The level is half the band's plateau (the top of the smoothed profile across one width
-    # about the peak), not half the filtered peak: where an item hides part of the band, the
-    # box takes in hidden samples, a lower level would be crossed farther out on the visible
-    # soft edge, and the centre would move away from the item.
-    near_peak = np.abs(np.arange(count)[None, :] - peak[:, None]) <= box // 2
-    level = 0.5 * np.nanpercentile(np.where(near_peak, smooth, np.nan), PLATEAU_PERCENTILE, axis=1)
     below = smooth < level[:, None]
     positions = np.arange(count)[None, :]
     left = np.where(below & (positions < peak[:, None]), positions, -1).max(axis=1)
