@@ -98,7 +98,7 @@ def _profile_centres(
     width wide, bounded by the half-peak crossings (to a fraction of a sample). Its centre is
     the band's middle; where an item hides one side of the band (the crossing there is at an
     occluded sample) the centre is half a string width in from the visible edge, the width
-    being the measured band width of the unhidden rows (ridge widths are only approximate).
+    being the band width measured on the unhidden rows nearby (:func:`_band_widths`).
     Returns (centres, found): rows without a clear band are not found.
     """
     rows, count = profile.shape
