@@ -313,15 +313,13 @@ def rotation_about_centre(angle_rad: float) -> np.ndarray:
 class Registration:
     """How a view of a side turns onto a reference view: ``angle_rad`` about the centre, the
     median distance (mm) between matched features after the turn, and the match count;
-    ``similarity`` (3, 3): the fitted turn, scale and shift, view side mm -> reference side mm,
-    and ``similarity_residual_mm`` the median distance between matched features under it.
+    ``similarity`` (3, 3): the fitted turn, scale and shift, view side mm -> reference side mm.
     """
 
     angle_rad: float
     residual_mm: float
     matches: int
     similarity: np.ndarray = field(repr=False)
-    similarity_residual_mm: float
 
     @property
     def scale(self) -> float:
@@ -387,9 +385,7 @@ def _register_features(view, reference) -> Registration | None:
     angle = float(np.arctan2(m[1, 0], m[0, 0]))
     turned = src[inl] @ rotation_about_centre(angle)[:2, :2].T
     residual = float(np.median(np.linalg.norm(turned - dst[inl], axis=1)))
-    fitted = src[inl] @ m[:, :2].T + m[:, 2]
-    fit = float(np.median(np.linalg.norm(fitted - dst[inl], axis=1)))
-    return Registration(angle, residual, int(inl.sum()), np.vstack([m, [0.0, 0.0, 1.0]]), fit)
+    return Registration(angle, residual, int(inl.sum()), np.vstack([m, [0.0, 0.0, 1.0]]))
 
 
 @dataclass(frozen=True)
@@ -456,7 +452,7 @@ def agree_on_outline(photos: list[RectifiedPhoto], size_mm: float) -> list[Recti
     reference = max(range(len(photos)), key=lambda k: int(photos[k].item.mask.sum()))
     ref_view = _check_features(photos[reference], size_mm)
     onto_reference = [
-        Registration(0.0, 0.0, 0, np.eye(3), 0.0)
+        Registration(0.0, 0.0, 0, np.eye(3))
         if k == reference
         else _register_features(_check_features(photo, size_mm), ref_view)
         for k, photo in enumerate(photos)
