@@ -226,9 +226,8 @@ def rectify_side(side: SideKey, paths: list[Path], shape: Shape) -> RectifiedSid
     on the outline (:func:`agree_on_outline`); the art is blended from all of them
     (:func:`vision.calibration.fuse.fuse_views`: each pixel from the photos least shaded
     there), laid onto the one that shows the item largest (most pixels per mm) among those
-    whose own outline was kept. Photos in
-    which the item cannot be found or fitted are skipped (listed in ``skipped``) while one
-    remains."""
+    whose own outline was kept. Photos in which the item cannot be found or fitted are skipped
+    (listed in ``skipped``) while one remains."""
     images, skipped, reasons = [], [], []
     for path in paths:
         image = load_photo(path).image_bgr

@@ -444,8 +444,8 @@ def agree_on_outline(photos: list[RectifiedPhoto], size_mm: float) -> list[Recti
     item: at most 1.3% on the variant set's 90 photos), so of photos that disagree on the
     side's size (by their registered features, more than :data:`OUTLINE_SCALE_TOLERANCE`),
     the one showing it smallest has the true outline, and every photo showing it larger is
-    laid onto that one by the registered similarity. Photos
-    that cannot be registered are kept as they are; so are all with a single photo.
+    laid onto that one by the registered similarity. Photos that cannot be registered are kept
+    as they are; so are all with a single photo.
     """
     if len(photos) < 2:
         return list(photos)
