@@ -108,18 +108,7 @@ def _profile_centres(
     peak = np.argmax(filtered, axis=1)
     level = 0.5 * filtered[index, peak]
     smooth = cv2.blur(profile, (3, 1), borderType=cv2.BORDER_CONSTANT)
-    below = smooth < level[:, None]
-    positions = np.arange(count)[None, :]
-    left = np.where(below & (positions < peak[:, None]), positions, -1).max(axis=1)
-    right = np.where(below & (positions > peak[:, None]), positions, count).min(axis=1)
-    found = (level >= 0.5 * MIN_PEAK_LIKELIHOOD) & (left >= 0) & (right < count)
-    left_c, right_c = np.clip(left, 0, count - 2), np.clip(right, 1, count - 1)
-    # Sub-sample crossings: linear interpolation between the last sample below the level
-    # and the first above it.
-    low, high = smooth[index, left_c], smooth[index, left_c + 1]
-    left_edge = left_c + np.clip((level - low) / np.maximum(high - low, 1e-6), 0.0, 1.0)
-    low, high = smooth[index, right_c], smooth[index, right_c - 1]
-    right_edge = right_c - np.clip((level - low) / np.maximum(high - low, 1e-6), 0.0, 1.0)
+    found, left_c, right_c, left_edge, right_edge = _crossings(smooth, peak, level)
     # An item's thickness edge and contact shadow lie on the string just outside the item's
     # outline: a band edge that close to an occluded sample is hidden too.
     reach = np.maximum(np.round(ITEM_EDGE_WIDTHS * widths).astype(int), 0)
@@ -131,6 +120,21 @@ def _profile_centres(
     hidden_left = occluded_count[index, left_c + 1] > occluded_count[index, left_from]
     hidden_right = occluded_count[index, right_to + 1] > occluded_count[index, right_c]
     whole = found & ~hidden_left & ~hidden_right
+    # Where an item covers part of the band, the box takes in hidden samples: its lower peak
+    # would put the level lower, crossed farther out on the visible soft edge (the centre would
+    # move away from the item). Those rows take the level of the whole rows nearby (no more
+    # than half the top they show themselves, should the cord lie in a shadow there).
+    partly = found & (hidden_left ^ hidden_right)
+    if partly.any() and np.count_nonzero(whole) >= MIN_WIDTH_SAMPLES:
+        top = filtered[index, peak]
+        plateau = _along_whole_rows(top, whole, widths)
+        near_peak = np.abs(np.arange(count)[None, :] - peak[:, None]) <= box // 2
+        shown = np.where(near_peak, smooth, 0.0).max(axis=1)
+        raised = partly & (plateau > top)
+        level = np.where(raised, np.maximum(level, 0.5 * np.minimum(plateau, shown)), level)
+        again, _, _, left_again, right_again = _crossings(smooth, peak, level)
+        left_edge = np.where(raised & again, left_again, left_edge)
+        right_edge = np.where(raised & again, right_again, right_edge)
     half_width = 0.5 * _band_widths(right_edge - left_edge, whole, widths)
     centre = 0.5 * (left_edge + right_edge)
     centre = np.where(hidden_left & ~hidden_right, right_edge - half_width, centre)
@@ -140,24 +144,53 @@ def _profile_centres(
     return centre, found & ~(hidden_left & hidden_right)
 
 
+def _crossings(smooth: np.ndarray, peak: np.ndarray, level: np.ndarray):
+    """Where each row of ``smooth`` (R, S) falls below ``level`` (R,) on either side of
+    ``peak`` (R,): (found, left_c, right_c, left_edge, right_edge), the last samples below
+    the level (clipped inside the row) and the sub-sample crossings (linear interpolation
+    between the last sample below the level and the first above it); rows whose band reaches
+    the profile's ends, or whose level is too low, are not found."""
+    rows, count = smooth.shape
+    index = np.arange(rows)
+    below = smooth < level[:, None]
+    positions = np.arange(count)[None, :]
+    left = np.where(below & (positions < peak[:, None]), positions, -1).max(axis=1)
+    right = np.where(below & (positions > peak[:, None]), positions, count).min(axis=1)
+    found = (level >= 0.5 * MIN_PEAK_LIKELIHOOD) & (left >= 0) & (right < count)
+    left_c, right_c = np.clip(left, 0, count - 2), np.clip(right, 1, count - 1)
+    low, high = smooth[index, left_c], smooth[index, left_c + 1]
+    left_edge = left_c + np.clip((level - low) / np.maximum(high - low, 1e-6), 0.0, 1.0)
+    low, high = smooth[index, right_c], smooth[index, right_c - 1]
+    right_edge = right_c - np.clip((level - low) / np.maximum(high - low, 1e-6), 0.0, 1.0)
+    return found, left_c, right_c, left_edge, right_edge
+
+
 def _band_widths(measured: np.ndarray, whole: np.ndarray, widths: np.ndarray) -> np.ndarray:
     """(R,) the string's band width (samples) at every row of a closed loop.
 
     ``measured`` (R,): band widths between the half-peak crossings, meaningful on the ``whole``
     rows (both edges seen); ``widths`` (R,): the trace's width estimates (samples). The band
-    width is the running median of the whole rows within :data:`BAND_WIDTH_WINDOW_WIDTHS`,
-    interpolated around the loop between them: it changes only slowly (with the distance to
-    the camera), while the trace's per-point estimates are rough, and next to an item (where the
-    width matters, see :func:`_profile_centres`) they are biased by the item's edge. With too
-    few whole rows (:data:`MIN_WIDTH_SAMPLES`), the trace's own estimates.
+    width is that of the whole rows nearby (:func:`_along_whole_rows`): it changes only slowly
+    (with the distance to the camera), while the trace's per-point estimates are rough, and
+    next to an item (where the width matters, see :func:`_profile_centres`) they are biased by
+    the item's edge. With too few whole rows (:data:`MIN_WIDTH_SAMPLES`), the trace's own
+    estimates.
     """
-    count = measured.shape[0]
     if np.count_nonzero(whole) < MIN_WIDTH_SAMPLES:
         return widths.astype(np.float64)
+    return _along_whole_rows(measured, whole, widths)
+
+
+def _along_whole_rows(values: np.ndarray, whole: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """(R,) ``values`` of the ``whole`` rows (at least one) of a closed loop, at every row: the
+    running median of the whole rows within :data:`BAND_WIDTH_WINDOW_WIDTHS` (``widths``: the
+    string's width in samples, for the window's length), interpolated around the loop between
+    them."""
+    count = values.shape[0]
     rows_per_width = float(np.median(widths)) * PROFILE_SAMPLE_PX / STEP_PX
     half = max(1, round(0.5 * BAND_WIDTH_WINDOW_WIDTHS * rows_per_width))
     index = (np.arange(count)[:, None] + np.arange(-half, half + 1)[None, :]) % count
-    window = np.where(whole[index], measured[index], np.nan)
+    window = np.where(whole[index], values[index], np.nan)
     seen = whole[index].any(axis=1)
     local = np.full(count, np.nan)
     local[seen] = np.nanmedian(window[seen], axis=1)
