@@ -144,7 +144,9 @@ def _profile_centres(
     return centre, found & ~(hidden_left & hidden_right)
 
 
-def _crossings(smooth: np.ndarray, peak: np.ndarray, level: np.ndarray):
+def _crossings(
+    smooth: np.ndarray, peak: np.ndarray, level: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Where each row of ``smooth`` (R, S) falls below ``level`` (R,) on either side of
     ``peak`` (R,): (found, left_c, right_c, left_edge, right_edge), the last samples below
     the level (clipped inside the row) and the sub-sample crossings (linear interpolation
