@@ -89,7 +89,7 @@ def _size(text: str) -> tuple[int, int] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=int, default=50, help="scored table photos (50)")
-    parser.add_argument("--per-side", type=int, default=2, help="calibration photos per side")
+    parser.add_argument("--per-side", type=int, default=3, help="calibration photos per side")
     parser.add_argument("--difficulty", default="easy", help="easy|medium|hard|mix (easy)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--work", type=Path, help="keep everything in this folder")

@@ -5,9 +5,11 @@ across part of the print (a hand, the phone, a glass), which the scorer later re
 table photo, as something lying on that part of the coaster. Shadows fall elsewhere in another
 photo of the same side, so the art is blended from all views (:func:`fuse_views`): each view is
 laid exactly onto the reference view (the affine map aligning their ink), given the
-per-channel gains that match its print to the reference's, and weighted per pixel by how
-brightly its print is lit there (brightness smoothed over :data:`SHADE_SIGMA_MM`), softly, so
-the least shaded view wins.
+per-channel gains that match its print to the reference's, and weighted per pixel by how its
+print is lit there (brightness smoothed over :data:`SHADE_SIGMA_MM`), softly. Of two views the
+brighter wins (a shadow darkens; a glare spot, which brightens, cannot be told from the other
+view's shadow with two). Of three or more, the view lit like the middle of them all wins: one
+view's shadow is darker than the rest there, one view's glare spot brighter, and both lose.
 
 Frames: art px of :mod:`vision.calibration.art_frame` (all views share the side's frame).
 """
@@ -43,8 +45,8 @@ def fuse_views(views_bgr: list[np.ndarray], reference: int, shape: Shape) -> np.
 
     ``views_bgr``: the side's photos rectified onto its art square (N, N, 3) uint8 at
     :data:`ART_PX_PER_MM`, in one frame to within about a millimetre; ``reference``: the index
-    of the view the others are laid onto (the sharpest). With one view, or when no other view
-    aligns with it (:func:`_laid_onto`), the reference is returned as it is.
+    of the view the others are laid onto (the sharpest), which wins ties. With one view, or
+    when no other view aligns with it (:func:`_laid_onto`), the reference is returned as it is.
     """
     ref = views_bgr[reference]
     inside = cv2.erode((shape_alpha(shape) > 250).astype(np.uint8), np.ones((15, 15), np.uint8))
@@ -60,9 +62,17 @@ def fuse_views(views_bgr: list[np.ndarray], reference: int, shape: Shape) -> np.
         return ref
     sigma = SHADE_SIGMA_MM * ART_PX_PER_MM
     lit = np.stack([cv2.GaussianBlur(a.mean(axis=2), (0, 0), sigma) for a in aligned])
-    lit[0] *= 1.0 + REFERENCE_BONUS
-    softness = SHADE_SOFTNESS * float(np.median(lit[0][inside]))
-    weights = np.exp((lit - lit.max(axis=0)) / max(softness, 1e-6))
+    level = float(np.median(lit[0][inside]))
+    softness = max(SHADE_SOFTNESS * level, 1e-6)
+    if len(aligned) >= 3:
+        # a shadow makes one view darker than the rest there, a glare spot brighter: the view
+        # lit like the middle of them all is lit right
+        off = np.abs(lit - np.median(lit, axis=0))
+        off[0] = np.maximum(off[0] - REFERENCE_BONUS * level, 0.0)
+        weights = np.exp(-off / softness)
+    else:
+        lit[0] *= 1.0 + REFERENCE_BONUS
+        weights = np.exp((lit - lit.max(axis=0)) / softness)
     fused = np.einsum("khw,khwc->hwc", weights, np.stack(aligned)) / weights.sum(axis=0)[..., None]
     return np.clip(fused, 0, 255).astype(np.uint8)
 

@@ -46,6 +46,33 @@ def test_each_part_of_the_art_comes_from_the_photo_least_shaded_there(triple):
     assert error(fused, slice(n // 3, 2 * n // 3)) < 8
 
 
+def _glared(art: np.ndarray, rows: slice, levels: float) -> np.ndarray:
+    """``art`` with a soft glare spot over ``rows``: ``levels`` of white light added there."""
+    glare = np.zeros(art.shape[:2], np.float32)
+    glare[rows] = levels
+    glare = cv2.GaussianBlur(glare, (0, 0), 20)
+    return np.clip(art + glare[..., None], 0, 255).astype(np.uint8)
+
+
+def test_of_three_photos_neither_a_shadow_nor_a_glare_spot_is_kept(triple):
+    art, shape = triple
+    n = art.shape[0]
+    top, bottom = slice(0, n // 5), slice(4 * n // 5, n)
+    shadowed, glared = _shaded(art, top, 0.6), _glared(art, bottom, 90.0)
+    inside = cv2.erode((shape_alpha(shape) > 250).astype(np.uint8), np.ones((41, 41))) > 0
+
+    def error(image: np.ndarray, rows: slice) -> float:
+        diff = np.abs(image.astype(float) - art)[rows]
+        return float(diff[inside[rows]].mean())
+
+    assert error(glared, bottom) > 25
+    # with two photos the brighter wins, glare included; a third photo outvotes it
+    assert error(fuse_views([shadowed, glared], 0, shape), bottom) > 15
+    fused = fuse_views([shadowed, glared, art], 0, shape)
+    assert error(fused, top) < 8
+    assert error(fused, bottom) < 8
+
+
 def test_a_single_photo_is_its_own_art(triple):
     art, shape = triple
     assert fuse_views([art], 0, shape) is art
