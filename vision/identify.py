@@ -50,7 +50,9 @@ class IdentifiedItem:
     ``haze``: light added alike to every channel on top (levels): observed ~ gains * art + haze
     on the item's colour-dependent pixels;
     ``color_margin``: how much better the chosen colour explains the pixels than the runner-up
-    (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm).
+    (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm);
+    ``color_errors``: how badly each colour of the catalogue (in its order) explains the
+    item's colour-dependent pixels (summed BGR levels, median; lower is better).
     """
 
     side: Side
@@ -61,6 +63,7 @@ class IdentifiedItem:
     haze: float
     color_margin: float
     points_local_mm: np.ndarray
+    color_errors: tuple[float, ...] = ()
 
 
 def local_to_canvas_matrix(view: CanvasView, pose: ItemPose) -> np.ndarray:
@@ -216,12 +219,14 @@ def identify(
     side: Side,
     pose: ItemPose,
     points_local_mm: np.ndarray,
+    allowed_colors: frozenset[str] | None = None,
 ) -> IdentifiedItem:
     """Decide the colour (and napkin face/back, back shape) of one detected item.
 
     The light (per-channel gains) is measured on the art's *neutral* pixels, printed the same
     in every colour (cream, black, paper); the colour is then the one whose art explains the
     *colour-dependent* pixels best. Only pixels near matched features (surely visible) count.
+    ``allowed_colors``: the colour is chosen among these only (all when None).
     """
     box = item_box(view, side, pose)
     x0, y0, x1, y1 = box
@@ -251,7 +256,10 @@ def identify(
                 observed_box, lit, renderings[0].alpha, telling, view.px_per_mm
             )
             errors.append((error, k, gains, haze))
+        by_color = tuple(e[0] for e in errors)
         errors.sort(key=lambda e: e[0])
+        if allowed_colors is not None:
+            errors = [e for e in errors if colors[e[1]] in allowed_colors] or errors
         _, best, gains, haze = errors[0]
         whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
         runner_up = errors[1][0] if len(errors) > 1 else errors[0][0]
@@ -265,9 +273,10 @@ def identify(
                 gains,
                 haze,
                 margin,
+                by_color,
             )
         )
-    err, best_side, k, rendering, gains, haze, margin = min(per_side, key=lambda r: r[0])
+    err, best_side, k, rendering, gains, haze, margin, by_color = min(per_side, key=lambda r: r[0])
     color = colors[k]
     if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
         best_side, rendering = _back_shape(library, view, best_side, color, pose, gains, err)
@@ -280,6 +289,7 @@ def identify(
         haze=haze,
         color_margin=float(margin),
         points_local_mm=points_local_mm,
+        color_errors=by_color,
     )
 
 

@@ -56,6 +56,7 @@ from vision.identify import IdentifiedItem, identify, light_gains
 from vision.load import LoadedPhoto, load_photo
 from vision.napkins import border_agreement, find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
+from vision.ownership import one_of_each
 from vision.plane import ItemObservation, PlaneFit, TablePlane, fit_table_plane
 from vision.segmentation import segmenter, segmenter_enabled
 
@@ -143,6 +144,7 @@ def score_photo(
         items.append(item)
     for hidden in find_hidden_coasters(view, library, items):
         items.append(identify(library, view, hidden.side, hidden.pose, hidden.points_local_mm))
+    items = one_of_each(library, view, items)
     stacking = stacking_order(view, items)
     item_mask, string_prior = _item_mask(items, fit.plane, (w, h)), None
     if segmenter_enabled():  # the learned segmenter (TABLESCORE_SEGMENTER=1)

@@ -1,0 +1,140 @@
+"""Each player owns one napkin and five coasters: the colours read must allow that.
+
+Colour is decided item by item (:func:`vision.identify.identify`). Under a coloured light, out
+of focus or beside glare, two napkins sometimes read the same colour where every player has one
+napkin, or a lone item reads as a colour no other item shows, which makes a fifth player and so
+removes every ``soft`` coaster from the game (the rules take them out with five players).
+:func:`one_of_each` re-decides those colours from how well every colour explains each item
+(``IdentifiedItem.color_errors``):
+
+1. where napkins share a colour, the napkins' colours are assigned so that no two share one, at
+   the least total cost, the cost of a colour being how much worse it explains the napkin than
+   its best colour (relative). A colour is only changed to one that explains the napkin at
+   most :data:`RECOLOUR_MAX_EXCESS` worse than its best, and only on napkins whose pixels tell
+   colours apart at all (some colour explains them :data:`MIN_COLOUR_EVIDENCE` worse than the
+   best): a clearly read colour stays, and a napkin every colour explains alike (out of focus,
+   mostly hidden) keeps its colour rather than take a guess; the conflict is then another
+   mistake (a napkin found twice), left as it is. Two face-up coasters of one type reading one
+   colour are left too: there a coaster's type read wrong is as likely as its colour (on the dev
+   set the one such conflict close enough to re-colour was a type error; on 48 held-out photos
+   none was);
+2. where all five colours show and face-up ``soft`` coasters lie on the table, and one colour
+   shows on a single face-up item only, that item takes its best other colour whose item of
+   that kind is free: the rules' evidence (soft coasters from several players) outweighs one
+   item's colour.
+
+Face-down coasters take no part (their backs do not show the type).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from games.beer_pretzels.catalogue import Face, ItemKind
+from vision.art import ArtLibrary
+from vision.detect import CanvasView
+from vision.identify import IdentifiedItem, identify
+
+log = logging.getLogger(__name__)
+
+#: Largest relative excess error (``(error - best) / best``) of a colour an item may be
+#: re-coloured to.
+RECOLOUR_MAX_EXCESS = 0.35
+#: An item's pixels tell colours apart when its worst colour explains them this much worse
+#: than its best (relative excess error).
+MIN_COLOUR_EVIDENCE = 0.5
+#: The coaster type the rules remove with five players.
+_REMOVED_WITH_FIVE = "soft"
+#: Players at which the soft coasters are removed.
+_FIVE = 5
+#: Cost standing for "not allowed" in the assignment.
+_FORBIDDEN = 1e6
+
+
+def one_of_each(
+    library: ArtLibrary, view: CanvasView, items: list[IdentifiedItem]
+) -> list[IdentifiedItem]:
+    """``items`` with colours re-decided where they break one-of-each (module docstring); the
+    re-coloured items are identified again under their new colour (light, rendering)."""
+    colors = library.catalogue.color_names
+    chosen = [colors.index(it.color) for it in items]
+    napkins = [
+        k
+        for k, item in enumerate(items)
+        if item.side.kind is ItemKind.NAPKIN
+        and item.color_errors
+        and _excess(item).max() >= MIN_COLOUR_EVIDENCE
+    ]
+    if len({chosen[k] for k in napkins}) < len(napkins) <= len(colors):
+        _assign(items, napkins, chosen)
+    _five_players_without_soft(items, chosen)
+    out = []
+    for k, item in enumerate(items):
+        color = colors[chosen[k]]
+        if color != item.color:
+            log.debug("%s read as %s, re-coloured %s", item.side, item.color, color)
+            item = identify(
+                library, view, item.side, item.pose, item.points_local_mm, frozenset({color})
+            )
+        out.append(item)
+    return out
+
+
+def _slot(item: IdentifiedItem) -> tuple[str, str | None] | None:
+    """What a player owns one of: a face-up coaster's type, or a napkin; None for a back."""
+    if item.side.kind is ItemKind.NAPKIN:
+        return ("napkin", None)
+    if item.side.face is Face.UP:
+        return ("coaster", item.side.type_name)
+    return None
+
+
+def _excess(item: IdentifiedItem) -> np.ndarray:
+    """(colours,) how much worse each colour explains ``item`` than its best (relative)."""
+    errors = np.asarray(item.color_errors, float)
+    best = max(float(errors.min()), 1e-6)
+    return (errors - best) / best
+
+
+def _assign(items: list[IdentifiedItem], group: list[int], chosen: list[int]) -> None:
+    """Colours of ``group`` (item indices) made distinct at the least total excess, in place."""
+    cost = np.stack([_excess(items[k]) for k in group])
+    log.debug(
+        "one-of-each conflict: %s",
+        [(items[k].color, np.round(cost[i], 2).tolist()) for i, k in enumerate(group)],
+    )
+    allowed = cost <= RECOLOUR_MAX_EXCESS
+    allowed[np.arange(len(group)), [chosen[k] for k in group]] = True
+    rows, cols = linear_sum_assignment(np.where(allowed, cost, _FORBIDDEN))
+    if allowed[rows, cols].all():
+        for r, c in zip(rows, cols, strict=True):
+            chosen[group[r]] = int(c)
+
+
+def _five_players_without_soft(items: list[IdentifiedItem], chosen: list[int]) -> None:
+    """A lone item of a fifth colour re-coloured when soft coasters show (module docstring)."""
+    face_up = [k for k, it in enumerate(items) if it.side.face is Face.UP and it.color_errors]
+    shown = Counter(chosen[k] for k in face_up)
+    soft_shown = any(
+        items[k].side.kind is ItemKind.COASTER and items[k].side.type_name == _REMOVED_WITH_FIVE
+        for k in face_up
+    )
+    if len(shown) < _FIVE or not soft_shown:
+        return
+    lone = [c for c, n in shown.items() if n == 1]
+    if len(lone) != 1:
+        return
+    k = next(k for k in face_up if chosen[k] == lone[0])
+    taken = {chosen[j] for j in face_up if j != k and _slot(items[j]) == _slot(items[k])}
+    excess = _excess(items[k])
+    options = [
+        c
+        for c in np.argsort(excess)
+        if c != lone[0] and c not in taken and excess[c] <= RECOLOUR_MAX_EXCESS
+    ]
+    if options:
+        chosen[k] = int(options[0])
