@@ -190,13 +190,17 @@ def score_scene(
     players: Sequence[str] | None = None,
     *,
     removed_types: Collection[str] | None = None,
+    cord_touch_mm: float = TOUCH_MM,
 ) -> SceneScore:
     """Score one round.
 
     ``players`` are the colours in play (default: the colours of the scene's items, in order of
     ``z``). ``removed_types`` are coaster types not used in this round (default: the 5-player
-    rule, :data:`FIVE_PLAYER_REMOVED_TYPES` when five colours play). Raises :class:`SceneError`
-    for a scene that cannot be scored.
+    rule, :data:`FIVE_PLAYER_REMOVED_TYPES` when five colours play). ``cord_touch_mm``: the gap
+    (mm) up to which an item is taken to touch the string: the rule's :data:`TOUCH_MM` for exact
+    geometry; a scene measured from a photo may allow for the error of the measured cord
+    (:data:`vision.pipeline.CORD_CONTACT_ALLOWANCE_MM`). Raises :class:`SceneError` for a scene
+    that cannot be scored.
     """
     cat = catalogue if catalogue is not None else load_catalogue()
     colors = _players_in_play(scene, cat, players)
@@ -216,10 +220,10 @@ def score_scene(
     cores = shapes.cores_mm()
     foreign = _foreign_polygons(scene)
 
-    reach = TOUCH_MM + UNCERTAIN_MM
+    reach = max(TOUCH_MM, cord_touch_mm) + UNCERTAIN_MM
     anchor_gaps = region_gaps_mm(region, shapes, cores, polygons, reach)
     link_pairs, link_gaps = _link_gaps(shapes, cores, polygons)
-    counting = _counting(anchor_gaps, link_pairs, link_gaps, len(in_play))
+    counting = _counting(anchor_gaps, link_pairs, link_gaps, len(in_play), cord_touch_mm)
 
     icon_results = _icon_results(scene, cat, in_play, shapes, polygons, foreign, warnings)
 
@@ -235,7 +239,7 @@ def score_scene(
             ItemResult(
                 index=index,
                 item=item,
-                anchored=bool(anchor_gaps[k] <= TOUCH_MM),
+                anchored=bool(anchor_gaps[k] <= cord_touch_mm),
                 counted=bool(counting.counted[k]),
                 icons=icons,
                 uncertain=bool(counting.uncertain[k]),
@@ -369,7 +373,11 @@ class _Counting:
 
 
 def _counting(
-    anchor_gaps: np.ndarray, pairs: np.ndarray, link_gaps: np.ndarray, n: int
+    anchor_gaps: np.ndarray,
+    pairs: np.ndarray,
+    link_gaps: np.ndarray,
+    n: int,
+    cord_touch_mm: float,
 ) -> _Counting:
     """Which items count, and which would flip if the near-threshold gaps went the other way.
 
@@ -377,9 +385,9 @@ def _counting(
     not with all of them switched off; its confidence is that of the least certain
     near-threshold anchor or link among the items it is (possibly) linked with.
     """
-    anchor_margin = np.abs(anchor_gaps - TOUCH_MM)
+    anchor_margin = np.abs(anchor_gaps - cord_touch_mm)
     link_margin = np.abs(link_gaps - TOUCH_MM)
-    anchored = anchor_gaps <= TOUCH_MM
+    anchored = anchor_gaps <= cord_touch_mm
     linked = link_gaps <= TOUCH_MM
     anchor_unsure = anchor_margin <= UNCERTAIN_MM
     link_unsure = link_margin <= UNCERTAIN_MM

@@ -142,6 +142,20 @@ def test_coaster_just_outside_the_cord(gap_mm, anchored, uncertain):
     assert result.items[0].uncertain is uncertain  # hangs on <= 2 mm around the 0.5 mm rule
 
 
+@pytest.mark.parametrize(("gap_mm", "anchored"), [(0.4, True), (1.4, True), (1.6, False)])
+def test_a_measured_scene_may_allow_for_the_cords_error(gap_mm, anchored):
+    """With ``cord_touch_mm`` (a scene measured from a photo) the touch gap to the cord is
+    wider, decisions near it uncertain; links between items keep the rule's 0.5 mm."""
+    x = CORD_EDGE + gap_mm + COASTER_RADIUS
+    beside = x + 2 * COASTER_RADIUS + 1.0  # 1 mm from the first coaster: not linked
+    result = score_scene(
+        scene(coaster("red", "three", x, 0, 0), coaster("red", "soft", beside, 0, 1)),
+        cord_touch_mm=1.5,
+    )
+    assert result.items[0].anchored is anchored and result.items[0].uncertain
+    assert result.items[1].counted is False
+
+
 def test_coaster_touching_only_the_string_from_outside_counts():
     # Its edge lies over the cord (1 mm past the centre line) but nowhere inside the loop.
     x = 300.0 + 1.0 + COASTER_RADIUS
