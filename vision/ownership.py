@@ -18,10 +18,11 @@ removes every ``soft`` coaster from the game (the rules take them out with five 
    colour are left too: there a coaster's type read wrong is as likely as its colour (on the dev
    set the one such conflict close enough to re-colour was a type error; on 48 held-out photos
    none was);
-2. where all five colours show and face-up ``soft`` coasters lie on the table, and one colour
-   shows on a single face-up item only, that item takes its best other colour whose item of
-   that kind is free: the rules' evidence (soft coasters from several players) outweighs one
-   item's colour.
+2. where all five colours show, one of them on a single face-up item only, and at least two
+   face-up ``soft`` coasters of the other colours lie on the table, that item takes its best
+   other colour, one whose item of that kind is still free if any: the rules' evidence (soft
+   coasters) outweighs one item's colour, however clearly read (that item's type is then
+   often wrong too: a "gray double" where every player's double is already on the table).
 
 Face-down coasters take no part (their backs do not show the type).
 """
@@ -51,6 +52,8 @@ MIN_COLOUR_EVIDENCE = 0.5
 _REMOVED_WITH_FIVE = "soft"
 #: Players at which the soft coasters are removed.
 _FIVE = 5
+#: Face-up soft coasters (of the other colours) that show there are at most four players.
+_SOFT_EVIDENCE = 2
 #: Cost standing for "not allowed" in the assignment.
 _FORBIDDEN = 1e6
 
@@ -119,22 +122,20 @@ def _five_players_without_soft(items: list[IdentifiedItem], chosen: list[int]) -
     """A lone item of a fifth colour re-coloured when soft coasters show (module docstring)."""
     face_up = [k for k, it in enumerate(items) if it.side.face is Face.UP and it.color_errors]
     shown = Counter(chosen[k] for k in face_up)
-    soft_shown = any(
-        items[k].side.kind is ItemKind.COASTER and items[k].side.type_name == _REMOVED_WITH_FIVE
-        for k in face_up
-    )
-    if len(shown) < _FIVE or not soft_shown:
-        return
     lone = [c for c, n in shown.items() if n == 1]
-    if len(lone) != 1:
+    if len(shown) < _FIVE or len(lone) != 1:
+        return
+    soft = [
+        k
+        for k in face_up
+        if items[k].side.kind is ItemKind.COASTER
+        and items[k].side.type_name == _REMOVED_WITH_FIVE
+        and chosen[k] != lone[0]
+    ]
+    if len(soft) < _SOFT_EVIDENCE:
         return
     k = next(k for k in face_up if chosen[k] == lone[0])
     taken = {chosen[j] for j in face_up if j != k and _slot(items[j]) == _slot(items[k])}
     excess = _excess(items[k])
-    options = [
-        c
-        for c in np.argsort(excess)
-        if c != lone[0] and c not in taken and excess[c] <= RECOLOUR_MAX_EXCESS
-    ]
-    if options:
-        chosen[k] = int(options[0])
+    others = [c for c in range(len(excess)) if c != lone[0]]
+    chosen[k] = min(others, key=lambda c: (c in taken, float(excess[c])))

@@ -87,23 +87,31 @@ def test_a_conflict_stays_where_it_may_be_another_mistake(table, pair, excess) -
     assert [it.color for it in result] == ["yellow", "yellow"]
 
 
-@pytest.mark.parametrize("soft_shown", [True, False])
+@pytest.mark.parametrize(
+    ("soft_shown", "double_of", "expected"),
+    [
+        (True, None, "blue"),  # its best other colour
+        (True, "blue", "red"),  # blue's double is on the table: the best free colour
+        (True, ("red", "yellow", "green", "blue"), "blue"),  # none free: the best other one
+        (False, None, "gray"),  # no soft coasters: five players are possible
+    ],
+)
 def test_a_lone_fifth_colour_beside_soft_coasters_is_read_again(
-    table, catalogue, soft_shown
+    table, catalogue, soft_shown, double_of, expected
 ) -> None:
     library, view, placed = table
-    items = _identified(library, view, placed)
+    items = _identified(library, view, placed[:6])
     if not soft_shown:  # the two soft coasters read as "three" coasters instead
         three = side(catalogue, "coaster", "three")
         items[2], items[3] = replace(items[2], side=three), replace(items[3], side=three)
-    # the red double reads gray, and beers of red, green and blue show: every colour but gray
-    # shows twice, gray once
-    items[5] = _read_as(items[5], {"gray": 0.0, "blue": 0.2, "red": 0.3})
+    # the red double reads gray (clearly), and beers of red, green and blue show: every colour
+    # but gray shows at least twice, gray once
+    items[5] = _read_as(items[5], {"gray": 0.0, "blue": 0.6, "red": 0.8})
     items += [_read_as(items[4], {c: 0.0}) for c in ("red", "green", "blue")]
+    for color in (double_of,) if isinstance(double_of, str) else double_of or ():
+        items.append(_read_as(items[5], {color: 0.0}))
     result = one_of_each(library, view, items)
-    # with soft coasters on the table there are at most four players: the double takes its
-    # best other colour (blue); without them five players are possible and gray stays
-    assert result[5].color == ("blue" if soft_shown else "gray")
+    assert result[5].color == expected
     assert [it.color for k, it in enumerate(result) if k != 5] == [
         it.color for k, it in enumerate(items) if k != 5
     ]
