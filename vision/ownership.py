@@ -22,7 +22,12 @@ removes every ``soft`` coaster from the game (the rules take them out with five 
    face-up ``soft`` coasters of the other colours lie on the table, that item takes its best
    other colour, one whose item of that kind is still free if any: the rules' evidence (soft
    coasters) outweighs one item's colour, however clearly read (that item's type is then
-   often wrong too: a "gray double" where every player's double is already on the table).
+   often wrong too: a "gray double" where every player's double is already on the table);
+3. a face-down item (a napkin's or a coaster's back) of a colour that no face-up item shows
+   belongs to nobody playing, which cannot be: it takes its best colour among those shown (a
+   napkin one whose napkin is still free, if any). Backs show little colour-dependent print,
+   and under a warm light one colour's back reads as another's (on the held-out and
+   calibration photos every such back was a player's napkin).
 
 Face-down coasters take no part (their backs do not show the type).
 """
@@ -75,6 +80,7 @@ def one_of_each(
     if len({chosen[k] for k in napkins}) < len(napkins) <= len(colors):
         _assign(items, napkins, chosen)
     _five_players_without_soft(items, chosen)
+    _backs_of_players(items, chosen)
     out = []
     for k, item in enumerate(items):
         color = colors[chosen[k]]
@@ -139,3 +145,15 @@ def _five_players_without_soft(items: list[IdentifiedItem], chosen: list[int]) -
     excess = _excess(items[k])
     others = [c for c in range(len(excess)) if c != lone[0]]
     chosen[k] = min(others, key=lambda c: (c in taken, float(excess[c])))
+
+
+def _backs_of_players(items: list[IdentifiedItem], chosen: list[int]) -> None:
+    """Face-down items of a colour no face-up item shows re-coloured (module docstring)."""
+    shown = {chosen[k] for k, it in enumerate(items) if it.side.face is Face.UP}
+    napkins = [k for k, it in enumerate(items) if it.side.kind is ItemKind.NAPKIN]
+    for k, item in enumerate(items):
+        if item.side.face is Face.UP or chosen[k] in shown or not item.color_errors:
+            continue
+        taken = {chosen[j] for j in napkins if j != k} if k in napkins else set()
+        excess = _excess(item)
+        chosen[k] = min(shown, key=lambda c: (c in taken, float(excess[c])), default=chosen[k])

@@ -115,3 +115,22 @@ def test_a_lone_fifth_colour_beside_soft_coasters_is_read_again(
     assert [it.color for k, it in enumerate(result) if k != 5] == [
         it.color for k, it in enumerate(items) if k != 5
     ]
+
+
+@pytest.mark.parametrize(
+    ("napkin_of", "expected"),
+    [(None, "green"), ("green", "yellow")],
+    ids=["its best shown colour", "a free napkin colour"],
+)
+def test_a_napkin_back_of_a_colour_nobody_shows_is_read_again(
+    table, catalogue, napkin_of, expected
+) -> None:
+    library, view, placed = table
+    items = _identified(library, view, placed[:7])  # coasters and the yellow napkin
+    back = side(catalogue, "napkin", None, "down")
+    # the napkin lies face down and its back reads gray, a colour no face-up item shows
+    items[6] = replace(_read_as(items[6], {"gray": 0.0, "green": 0.9, "yellow": 1.2}), side=back)
+    if napkin_of is not None:
+        items.append(_read_as(_identified(library, view, placed[7:])[0], {napkin_of: 0.0}))
+    result = one_of_each(library, view, items)
+    assert result[6].color == expected
