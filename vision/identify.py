@@ -220,13 +220,15 @@ def identify(
     pose: ItemPose,
     points_local_mm: np.ndarray,
     allowed_colors: frozenset[str] | None = None,
+    keep_side: bool = False,
 ) -> IdentifiedItem:
     """Decide the colour (and napkin face/back, back shape) of one detected item.
 
     The light (per-channel gains) is measured on the art's *neutral* pixels, printed the same
     in every colour (cream, black, paper); the colour is then the one whose art explains the
     *colour-dependent* pixels best. Only pixels near matched features (surely visible) count.
-    ``allowed_colors``: the colour is chosen among these only (all when None).
+    ``allowed_colors``: the colour is chosen among these only (all when None); ``keep_side``:
+    the side stays ``side`` (a napkin's face or back is not decided again).
     """
     box = item_box(view, side, pose)
     x0, y0, x1, y1 = box
@@ -234,7 +236,7 @@ def identify(
     near_features = visible_mask(view, box, pose, points_local_mm)
     colors = library.catalogue.color_names
     per_side = []
-    for candidate in _candidate_sides(library, side):
+    for candidate in [side] if keep_side else _candidate_sides(library, side):
         renderings = [render(library, view, candidate, color, pose, box) for color in colors]
         arts = np.stack([r.bgr for r in renderings])
         inside = near_features & (renderings[0].alpha > 0.99)

@@ -67,7 +67,8 @@ def one_of_each(
     library: ArtLibrary, view: CanvasView, items: list[IdentifiedItem]
 ) -> list[IdentifiedItem]:
     """``items`` with colours re-decided where they break one-of-each (module docstring); the
-    re-coloured items are identified again under their new colour (light, rendering)."""
+    re-coloured items are identified again under their new colour (light, rendering), their
+    side kept (a napkin's face or back, decided on its best colour's evidence)."""
     colors = library.catalogue.color_names
     chosen = [colors.index(it.color) for it in items]
     napkins = [
@@ -87,7 +88,13 @@ def one_of_each(
         if color != item.color:
             log.debug("%s read as %s, re-coloured %s", item.side, item.color, color)
             item = identify(
-                library, view, item.side, item.pose, item.points_local_mm, frozenset({color})
+                library,
+                view,
+                item.side,
+                item.pose,
+                item.points_local_mm,
+                frozenset({color}),
+                keep_side=True,
             )
         out.append(item)
     return out
