@@ -17,7 +17,7 @@ removes every ``soft`` coaster from the game (the rules take them out with five 
    mistake (a napkin found twice), left as it is. Two face-up coasters of one type reading one
    colour are left too: there a coaster's type read wrong is as likely as its colour (on the dev
    set the one such conflict close enough to re-colour was a type error; on 48 held-out photos
-   none was);
+   no such conflict was close enough);
 2. where all five colours show, one of them on a single face-up item only, and at least two
    face-up ``soft`` coasters of the other colours lie on the table, that item takes its best
    other colour, one whose item of that kind is still free if any: the rules' evidence (soft
@@ -29,7 +29,7 @@ removes every ``soft`` coaster from the game (the rules take them out with five 
    and under a warm light one colour's back reads as another's (on the held-out and
    calibration photos every such back was a player's napkin).
 
-Face-down coasters take no part (their backs do not show the type).
+Face-down coasters take part in 3 only (their backs do not show the type).
 """
 
 from __future__ import annotations
