@@ -493,17 +493,19 @@ def rectify(
     plane: TablePlane,
     bounds_mm: np.ndarray | None = None,
     readable_px_per_mm: float = MIN_IMAGE_PX_PER_MM,
+    px_per_mm: float | None = None,
 ) -> CanvasView:
     """Resample the working image onto the table plane (see :class:`CanvasView`).
 
     ``bounds_mm`` (xmin, ymin, xmax, ymax): the table region to cover; default: all of the table
     the photo shows at ``readable_px_per_mm`` image px per mm or more (:func:`table_footprint_mm`).
+    ``px_per_mm``: the view's scale; default :func:`canvas_px_per_mm` of the region.
     """
     h, w = image_bgr.shape[:2]
     if bounds_mm is None:
         bounds_mm = table_footprint_mm(plane, (w, h), readable_px_per_mm)
     x0, y0, x1, y1 = (float(v) for v in bounds_mm)
-    ppm = canvas_px_per_mm(bounds_mm)
+    ppm = canvas_px_per_mm(bounds_mm) if px_per_mm is None else px_per_mm
     cw, ch = int(np.ceil((x1 - x0) * ppm)), int(np.ceil((y1 - y0) * ppm))
     view = CanvasView(np.zeros((1, 1, 3), np.uint8), (float(x0), float(y0)), ppm)
     # the map is smooth: compute it on a coarse grid and interpolate

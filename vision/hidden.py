@@ -15,7 +15,9 @@ Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -25,7 +27,6 @@ from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side, ink_channel
 from vision.detect import CanvasView, _ratio_matches, _sift_features
 from vision.identify import IdentifiedItem, item_box, render
-from vision.occlusion import item_polygon_table_mm
 from vision.plane import ItemPose
 
 #: Fewest agreeing matches for a candidate.
@@ -59,12 +60,19 @@ class HiddenCoaster:
     visible_share: float
 
 
-def covered_mask(view: CanvasView, items: list[IdentifiedItem]) -> np.ndarray:
+class Placement(Protocol):
+    """An item side placed on the table: ``pose`` in table mm."""
+
+    side: Side
+    pose: ItemPose
+
+
+def covered_mask(view: CanvasView, items: Iterable[Placement]) -> np.ndarray:
     """(H, W) bool of the canvas: True inside the full outline of any item found."""
     h, w = view.image_bgr.shape[:2]
     mask = np.zeros((h, w), np.uint8)
     for item in items:
-        outline = np.asarray(item_polygon_table_mm(item).exterior.coords)
+        outline = item.pose.local_to_table(np.asarray(item.side.shape.polygon_mm.exterior.coords))
         cv2.fillPoly(mask, [np.round(view.table_to_canvas(outline)).astype(np.int32)], 1)
     margin = max(1, round(_COVER_MARGIN_MM * view.px_per_mm))
     mask = cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
@@ -100,7 +108,7 @@ def find_hidden_coasters(
             candidate = _verify(view, library, side, pose, local[members], covered, ink)
             if candidate is not None:
                 found.append(candidate)
-    return _distinct(found, items)
+    return distinct(found, items)
 
 
 def _rotate(local: np.ndarray, angle: np.ndarray) -> np.ndarray:
@@ -178,19 +186,19 @@ def _verify(
     best = -1.0
     for r in renderings:
         art = ink_channel(np.clip(r.bgr, 0, 255).astype(np.uint8))[visible].astype(np.float64)
-        best = max(best, _correlation(observed, art))
+        best = max(best, normalised_correlation(observed, art))
     if best < MIN_CORRELATION:
         return None
     return HiddenCoaster(side, pose, points_local_mm, best, share)
 
 
-def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+def normalised_correlation(a: np.ndarray, b: np.ndarray) -> float:
     a, b = a - a.mean(), b - b.mean()
     den = float(np.sqrt((a * a).sum() * (b * b).sum()))
     return float((a * b).sum() / den) if den > 1e-9 else -1.0
 
 
-def _distinct(found: list[HiddenCoaster], items: list[IdentifiedItem]) -> list[HiddenCoaster]:
+def distinct(found: list[HiddenCoaster], items: list[IdentifiedItem]) -> list[HiddenCoaster]:
     """Best-correlated first; drop candidates whose centre lies near an item's or a better one's."""
     taken = [np.asarray(it.pose.center_mm) for it in items]
     radius = [it.side.shape.half_extent_mm for it in items]

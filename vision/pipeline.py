@@ -36,7 +36,7 @@ from games.beer_pretzels.geometry import icon_polygons_mm
 from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import TOUCH_MM, SceneError, score_scene
 from vision.annotate import annotate
-from vision.art import ArtLibrary, art_library
+from vision.art import ArtLibrary, Side, art_library
 from vision.boundary import Boundary, find_boundary, is_detectable_string_rgb
 from vision.contract import build_contract, placed_items
 from vision.detect import (
@@ -50,14 +50,15 @@ from vision.detect import (
     table_footprint_mm,
 )
 from vision.errors import NoGameFound
-from vision.hidden import find_hidden_coasters
+from vision.hidden import distinct, find_hidden_coasters
 from vision.icon_covers import find_icon_covers
 from vision.identify import IdentifiedItem, identify, light_gains
 from vision.load import LoadedPhoto, load_photo
 from vision.napkins import border_agreement, find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
+from vision.outline_search import bounds_with, find_coasters_by_outline
 from vision.ownership import one_of_each
-from vision.plane import ItemObservation, PlaneFit, TablePlane, fit_table_plane
+from vision.plane import ItemObservation, ItemPose, PlaneFit, TablePlane, fit_table_plane
 from vision.segmentation import segmenter, segmenter_enabled
 
 #: Items measured up to this much farther (mm) from the cord than the rule's touch gap are
@@ -81,6 +82,14 @@ MAX_PLANE_REFINEMENTS = 3
 #: ...and only when that plane's shape differs by this much over the items (canvas px): the
 #: features' RANSAC tolerance in the view.
 REFINE_MIN_SHAPE_CHANGE_PX = 3.0
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A side found by the feature passes at its fitted pose (table mm)."""
+
+    side: Side
+    pose: ItemPose
 
 
 @dataclass
@@ -142,7 +151,12 @@ def score_photo(
     if not detections:
         raise NoGameFound("no Beer & Pretzels coaster or napkin was found in the photo")
     fit = _fit_plane(detections, coarse_view, coarse, (w, h))
-    view = rectify(image, fit.plane, _bounds_around(detections, fit))
+    bounds = _bounds_around(detections, fit)
+    found = [_Placed(d.side, pose) for d, pose in zip(detections, fit.poses, strict=True)]
+    wholes = find_coasters_by_outline(
+        image, fit.plane, library, found, bounds, readable, canvas_px_per_mm(bounds)
+    )
+    view = rectify(image, fit.plane, bounds_with(bounds, wholes, _VIEW_MARGIN_MM))
     items = []
     for k, (d, pose, mask) in enumerate(zip(detections, fit.poses, fit.inlier_masks, strict=True)):
         if k >= by_features and not _napkin_confirmed(int(mask.sum())):
@@ -151,6 +165,8 @@ def score_photo(
         if item.side.kind is ItemKind.NAPKIN and not _napkin_border_seen(library, view, item):
             continue
         items.append(item)
+    for whole in distinct(wholes, items):
+        items.append(identify(library, view, whole.side, whole.pose, whole.points_local_mm))
     for hidden in find_hidden_coasters(view, library, items):
         items.append(identify(library, view, hidden.side, hidden.pose, hidden.points_local_mm))
     items = one_of_each(library, view, items)

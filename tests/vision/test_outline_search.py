@@ -1,0 +1,83 @@
+"""Third detection pass: whole coasters found by their outline, confirmed by their art."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import pytest
+from vision_scenes import Placed, render_scene, side, table_homography
+
+from vision.art import Side, art_library
+from vision.outline_search import find_coasters_by_outline, search_outlines
+from vision.plane import ItemPose, TablePlane
+
+PX_PER_MM = 1.0
+#: Where the out-of-focus coaster lies (table mm).
+LONE_MM = (330.0, 120.0)
+
+
+def _scene(catalogue, lone: Placed | None, disc_bgr: tuple[int, int, int] | None = None):
+    """(image, plane, items placed) of three sharp coasters and, far from them, ``lone`` (or a
+    plain disc of a coaster's size, ``disc_bgr``) blurred as a camera out of focus sees it."""
+    known = [
+        Placed(side(catalogue, "coaster", "triple"), "blue", (70.0, 70.0), np.deg2rad(20)),
+        Placed(side(catalogue, "coaster", "beer"), "red", (170.0, 90.0), np.deg2rad(-65)),
+        Placed(side(catalogue, "coaster", "three"), "yellow", (120.0, 190.0), np.deg2rad(140)),
+    ]
+    homography = table_homography(PX_PER_MM, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, known + ([lone] if lone else []), homography, (460, 300))
+    cx, cy = (np.array(LONE_MM) * PX_PER_MM + 30).astype(int)
+    if disc_bgr is not None:
+        cv2.circle(image, (int(cx), int(cy)), round(42.5 * PX_PER_MM), disc_bgr, -1, cv2.LINE_AA)
+    # everything within 70 mm of the lone place out of focus (sigma 3 mm)
+    blurred = cv2.GaussianBlur(image, (0, 0), 3.0 * PX_PER_MM)
+    near = np.zeros(image.shape[:2], np.uint8)
+    cv2.circle(near, (int(cx), int(cy)), round(70 * PX_PER_MM), 1, -1)
+    image = np.where(near[:, :, None] > 0, blurred, image)
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    return image, plane, known
+
+
+def _search(catalogue, image, plane, known):
+    library = art_library(catalogue)
+    found = [_Pose(k.side, ItemPose(k.center_mm, k.angle_rad)) for k in known]
+    around = np.array([20.0, 20.0, 220.0, 250.0])
+    peaks = search_outlines(image, plane, library, found, around, 0.4)
+    return peaks, find_coasters_by_outline(image, plane, library, found, around, 0.4, 1.6)
+
+
+@dataclass(frozen=True)
+class _Pose:
+    side: Side
+    pose: ItemPose
+
+
+@pytest.mark.parametrize(("type_name", "turn_deg"), [("double", 75.0), ("three", 200.0)])
+def test_an_out_of_focus_coaster_is_found_whole_at_its_pose(catalogue, type_name, turn_deg):
+    lone = Placed(side(catalogue, "coaster", type_name), "green", LONE_MM, np.deg2rad(turn_deg))
+    image, plane, known = _scene(catalogue, lone)
+    peaks, found = _search(catalogue, image, plane, known)
+    assert any(np.hypot(*np.subtract(p.center_mm, LONE_MM)) < 4.0 for p in peaks)
+    assert len(found) == 1
+    assert found[0].side == lone.side
+    assert np.hypot(*np.subtract(found[0].pose.center_mm, LONE_MM)) < 2.0
+    turn = np.angle(np.exp(1j * (found[0].pose.angle_rad - lone.angle_rad)))
+    assert abs(np.rad2deg(turn)) < 4.0  # the print sets a disc's turn too
+
+
+def test_a_plain_disc_of_a_coasters_size_is_not_a_coaster(catalogue):
+    image, plane, known = _scene(catalogue, None, disc_bgr=(200, 200, 205))
+    peaks, found = _search(catalogue, image, plane, known)
+    assert any(np.hypot(*np.subtract(p.center_mm, LONE_MM)) < 4.0 for p in peaks)
+    assert found == []
+
+
+def test_nothing_is_searched_over_the_items_found(catalogue):
+    image, plane, known = _scene(catalogue, None)
+    peaks, found = _search(catalogue, image, plane, known)
+    for peak in peaks:
+        for k in known:
+            assert np.hypot(*np.subtract(peak.center_mm, k.center_mm)) > 40.0
+    assert found == []

@@ -1,0 +1,384 @@
+"""Third detection pass: whole coasters the feature passes missed, found by their outline.
+
+A coaster far out of focus, or a few px across, keeps none of the fine print SIFT keys on, yet
+its outline (a disc or a rounded square of known size on the table plane) and the layout of its
+icons still show. Two steps:
+
+1. **outline** (:func:`search_outlines`, before the final view is rectified, so that a coaster
+   beyond the items found widens it): the table around the items found, rectified at
+   :data:`SEARCH_PX_PER_MM`, smoothed, and its colour edge strength (Lab gradient magnitude;
+   zero over the items found) correlated with each coaster shape's outline (a disc; a rounded
+   square turned in :data:`_SQUARE_STEP_DEG` steps): peaks are places where an edge of the
+   coaster's size and shape runs all around;
+2. **art** (:func:`find_coasters_by_outline`, in the final view, after the other passes): at
+   each peak still clear of every item found, every face-up coaster side of that shape is
+   compared with the view's ink channel (:func:`vision.art.ink_channel`) over its outline, its
+   art turned every :data:`_COARSE_STEP_DEG` (then refined, and shifted by up to
+   :data:`_SHIFT_MM`) and blurred as a camera out of focus sees it (:data:`BLURS_MM`); the best
+   correlation over sides, angles, shifts and blurs must reach :data:`MIN_CORRELATION`, so a
+   glass's round foot or a coin pile of a coaster's size is not taken for one.
+
+Frames: *canvas px* (a rectified view's pixels), *table mm*, *side-local mm* (see
+:mod:`vision.art`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from shapely import contains_xy
+
+from games.beer_pretzels.catalogue import Face, ItemKind, Shape
+from vision.art import ArtLibrary, Side, ink_channel
+from vision.detect import CanvasView, rectify, table_footprint_mm
+from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct, normalised_correlation
+from vision.identify import local_to_canvas_matrix
+from vision.plane import ItemPose, TablePlane
+
+#: Scale the outlines are searched at (px per mm).
+SEARCH_PX_PER_MM = 0.5
+#: How far beyond the items found the outlines are searched (mm).
+SEARCH_REACH_MM = 250.0
+#: Gaussian smoothing before the edges are measured (sigma, mm): print and wood grain fade,
+#: a coaster's outline stays.
+_SMOOTH_MM = 1.5
+#: Half width of the outline band of the shape templates (mm).
+_BAND_MM = 1.5
+#: Normalised correlation of the edge strength with a shape's outline that makes a peak.
+MIN_OUTLINE_SCORE = 0.3
+#: Most peaks examined per photo (best first).
+_MAX_PEAKS = 12
+#: A peak's outline must be this share clear of the items found (it is a whole coaster).
+MIN_CLEAR_SHARE = 0.6
+#: Angle steps of the rounded square's outline templates (deg; the shape repeats every 90).
+_SQUARE_STEP_DEG = 5.0
+#: Angle steps of the coarse art comparison, and of its refinement (deg).
+_COARSE_STEP_DEG = 6.0
+_FINE_STEP_DEG = 1.5
+#: Largest shift of the art from the outline's centre tried (mm).
+_SHIFT_MM = 2.0
+#: Table beyond a peak's coaster (and its shifts) rectified to confirm it (mm).
+_LOCAL_MARGIN_MM = 3.0
+#: Sides whose coarse correlation is within this of the best are refined.
+_REFINE_WITHIN = 0.1
+#: Blurs (sigma, mm on the item) the art is compared at: sharp to far out of focus.
+BLURS_MM = (0.0, 1.5, 3.0)
+#: Normalised correlation of the art's ink with the view's the best placement must reach.
+MIN_CORRELATION = 0.62
+
+
+@dataclass(frozen=True)
+class OutlinePeak:
+    """A place where a coaster shape's outline shows: centre in table mm, the shape's angle
+    (rad; meaningful for a rounded square, modulo 90 deg) and the outline correlation."""
+
+    shape: Shape
+    center_mm: tuple[float, float]
+    angle_rad: float
+    score: float
+
+
+def find_coasters_by_outline(
+    image_bgr: np.ndarray,
+    plane: TablePlane,
+    library: ArtLibrary,
+    found: list[Placement],
+    around_mm: np.ndarray,
+    readable_px_per_mm: float,
+    px_per_mm: float,
+) -> list[HiddenCoaster]:
+    """Whole face-up coasters clear of the items ``found`` (module docstring), searched on the
+    table within :data:`SEARCH_REACH_MM` of ``around_mm`` (xmin, ymin, xmax, ymax; table mm)
+    that the working image shows at ``readable_px_per_mm`` or more, each confirmed by its art
+    in the table around it rectified at ``px_per_mm``; best-correlated first, none placed where
+    an item found or a better one lies."""
+    sides = _coaster_faces(library)
+    confirmed = []
+    for peak in search_outlines(image_bgr, plane, library, found, around_mm, readable_px_per_mm):
+        reach = peak.shape.half_extent_mm + _SHIFT_MM + _LOCAL_MARGIN_MM
+        centre = np.asarray(peak.center_mm)
+        local = rectify(
+            image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
+        )
+        same_shape = [s for s in sides if s.shape == peak.shape]
+        candidate = _best_placement(local, library, same_shape, peak, covered_mask(local, found))
+        if candidate is not None:
+            confirmed.append(candidate)
+    return distinct(confirmed, found)
+
+
+def search_outlines(
+    image_bgr: np.ndarray,
+    plane: TablePlane,
+    library: ArtLibrary,
+    found: Iterable[Placement],
+    around_mm: np.ndarray,
+    readable_px_per_mm: float,
+) -> list[OutlinePeak]:
+    """Places where a coaster's whole outline shows clear of the items ``found`` (the
+    arguments of :func:`find_coasters_by_outline`), best first."""
+    h, w = image_bgr.shape[:2]
+    footprint = table_footprint_mm(plane, (w, h), readable_px_per_mm)
+    region = np.asarray(around_mm, float) + np.array([-1, -1, 1, 1]) * SEARCH_REACH_MM
+    low = np.maximum(region[:2], footprint[:2])
+    high = np.minimum(region[2:], footprint[2:])
+    if (high - low).min() <= 0:
+        return []
+    bounds = np.array([*low, *high])
+    view = rectify(image_bgr, plane, bounds, px_per_mm=SEARCH_PX_PER_MM)
+    # the table beyond the photo's edges is not seen: as good as covered
+    white = np.full_like(image_bgr, 255)
+    seen = rectify(white, plane, bounds, px_per_mm=SEARCH_PX_PER_MM).image_bgr[:, :, 0] > 127
+    shapes = {s.shape for s in _coaster_faces(library)}
+    return outline_peaks(view, covered_mask(view, found) | ~seen, shapes)
+
+
+def bounds_with(
+    bounds_mm: np.ndarray, coasters: list[HiddenCoaster], margin_mm: float
+) -> np.ndarray:
+    """``bounds_mm`` (xmin, ymin, xmax, ymax; table mm) widened to hold every one of
+    ``coasters`` with ``margin_mm`` around it."""
+    out = np.asarray(bounds_mm, float).copy()
+    for coaster in coasters:
+        reach = coaster.side.shape.half_extent_mm + margin_mm
+        out[:2] = np.minimum(out[:2], np.asarray(coaster.pose.center_mm) - reach)
+        out[2:] = np.maximum(out[2:], np.asarray(coaster.pose.center_mm) + reach)
+    return out
+
+
+def _coaster_faces(library: ArtLibrary) -> list[Side]:
+    return [s for s in library.sides if s.kind is ItemKind.COASTER and s.face is Face.UP]
+
+
+def outline_peaks(view: CanvasView, covered: np.ndarray, shapes: set[Shape]) -> list[OutlinePeak]:
+    """Places in ``view`` where one of ``shapes`` shows its whole outline clear of ``covered``
+    (canvas-sized bool), best first, at most :data:`_MAX_PEAKS`."""
+    q = view.px_per_mm
+    edges = _edge_strength(view.image_bgr, _SMOOTH_MM * q)
+    edges[covered] = 0.0
+    best = np.full(edges.shape, -1.0, np.float32)
+    which: list[tuple[Shape, float]] = []
+    index = np.zeros(edges.shape, np.int32)
+    for shape in sorted(shapes, key=lambda s: (s.kind, s.size_mm)):
+        for angle in _outline_angles(shape):
+            template = _outline_template(shape, angle, q)
+            th, tw = template.shape
+            if th >= edges.shape[0] or tw >= edges.shape[1]:
+                continue
+            score = cv2.matchTemplate(edges, template, cv2.TM_CCOEFF_NORMED)
+            full = np.full(edges.shape, -1.0, np.float32)
+            full[th // 2 : th // 2 + score.shape[0], tw // 2 : tw // 2 + score.shape[1]] = score
+            better = full > best
+            best[better] = full[better]
+            index[better] = len(which)
+            which.append((shape, angle))
+    if not which:
+        return []
+    radius = max(1, round(0.5 * min(s.size_mm for s in shapes) * q))
+    local_max = best >= cv2.dilate(best, np.ones((2 * radius + 1, 2 * radius + 1), np.uint8))
+    ys, xs = np.nonzero(local_max & (best >= MIN_OUTLINE_SCORE) & ~covered)
+    peaks = []
+    for k in np.argsort(-best[ys, xs]):
+        shape, angle = which[index[ys[k], xs[k]]]
+        centre_mm = view.canvas_to_table(np.array([[xs[k], ys[k]]], float))[0]
+        if _clear_share(view, covered, shape, centre_mm, angle) < MIN_CLEAR_SHARE:
+            continue
+        centre = (float(centre_mm[0]), float(centre_mm[1]))
+        peaks.append(OutlinePeak(shape, centre, angle, float(best[ys[k], xs[k]])))
+        if len(peaks) == _MAX_PEAKS:
+            break
+    return peaks
+
+
+def _edge_strength(image_bgr: np.ndarray, sigma_px: float) -> np.ndarray:
+    """(H, W) float32 colour edge strength: the Lab gradient magnitude after smoothing."""
+    lab = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.GaussianBlur(lab, (0, 0), max(sigma_px, 0.5))
+    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    return np.sqrt((gx * gx + gy * gy).sum(axis=2))
+
+
+def _outline_angles(shape: Shape) -> list[float]:
+    """Angles (rad) the shape's outline is searched at: one for a disc."""
+    if shape.kind == "circle":
+        return [0.0]
+    return [float(np.deg2rad(a)) for a in np.arange(0.0, 90.0, _SQUARE_STEP_DEG)]
+
+
+def _outline_template(shape: Shape, angle_rad: float, px_per_mm: float) -> np.ndarray:
+    """(n, n) float32: 1 on the shape's outline band (turned by ``angle_rad``), 0 elsewhere,
+    with a margin of a third of the shape's size around it (the table beside the outline)."""
+    half = shape.half_extent_mm * (1 + 2 / 3)
+    n = 2 * int(np.ceil(half * px_per_mm)) + 1
+    outline = np.asarray(shape.polygon_mm.exterior.coords)
+    c, s = np.cos(angle_rad), np.sin(angle_rad)
+    turned = outline @ np.array([[c, s], [-s, c]])
+    px = turned * px_per_mm + (n - 1) / 2
+    template = np.zeros((n, n), np.uint8)
+    width = max(1, round(2 * _BAND_MM * px_per_mm))
+    cv2.polylines(template, [np.round(px * 16).astype(np.int32)], True, 1, width, cv2.LINE_8, 4)
+    return template.astype(np.float32)
+
+
+def _clear_share(
+    view: CanvasView, covered: np.ndarray, shape: Shape, centre_mm: np.ndarray, angle: float
+) -> float:
+    """Share of the shape's outline (placed at ``centre_mm``, ``angle``) inside the view and
+    clear of ``covered``."""
+    outline = np.asarray(shape.polygon_mm.exterior.coords)
+    c, s = np.cos(angle), np.sin(angle)
+    px = view.table_to_canvas(outline @ np.array([[c, s], [-s, c]]) + centre_mm)
+    xy = np.round(px).astype(int)
+    h, w = covered.shape
+    inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    clear = np.zeros(len(xy), bool)
+    clear[inside] = ~covered[xy[inside, 1], xy[inside, 0]]
+    return float(clear.mean())
+
+
+def _best_placement(
+    view: CanvasView,
+    library: ArtLibrary,
+    sides: list[Side],
+    peak: OutlinePeak,
+    covered: np.ndarray,
+) -> HiddenCoaster | None:
+    """The side, angle and shift whose art best explains the view's ink around ``peak``, if
+    it correlates at least :data:`MIN_CORRELATION`. Every side is turned in coarse steps in the
+    view at half scale; those within :data:`_REFINE_WITHIN` of the best are refined at full
+    scale."""
+    half = CanvasView(
+        cv2.resize(view.image_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
+        view.origin_mm,
+        view.px_per_mm / 2,
+    )
+    half_covered = (
+        cv2.resize(
+            covered.astype(np.uint8), half.image_bgr.shape[1::-1], interpolation=cv2.INTER_NEAREST
+        )
+        > 0
+    )
+    coarse = []
+    for side in sides:
+        arts = _ink_arts(library, side, half.px_per_mm)
+        if side.shape.kind == "circle":
+            angles = np.arange(0.0, 360.0, _COARSE_STEP_DEG)
+        else:
+            base = np.rad2deg(peak.angle_rad)
+            angles = np.concatenate([base + k * 90.0 + np.arange(-6.0, 6.1, 3.0) for k in range(4)])
+        for a in angles:
+            pose = ItemPose(peak.center_mm, float(np.deg2rad(a)))
+            coarse.append((_correlation_at(half, side, arts, pose, half_covered), side, pose))
+    if not coarse:
+        return None
+    top = max(c[0] for c in coarse)
+    best: tuple[float, Side, ItemPose] | None = None
+    for side in sides:
+        score, _, pose = max((c for c in coarse if c[1] == side), key=lambda c: c[0])
+        if score < top - _REFINE_WITHIN:
+            continue
+        arts = _ink_arts(library, side, view.px_per_mm)
+        start = _correlation_at(view, side, arts, pose, covered)
+        score, pose = _refine(view, side, arts, pose, covered, start)
+        if best is None or score > best[0]:
+            best = (score, side, pose)
+    if best is None or best[0] < MIN_CORRELATION:
+        return None
+    score, side, pose = best
+    return HiddenCoaster(side, pose, _interior_points(side), score, 1.0)
+
+
+def _refine(
+    view: CanvasView,
+    side: Side,
+    arts: list[tuple[np.ndarray, np.ndarray]],
+    pose: ItemPose,
+    covered: np.ndarray,
+    score: float,
+) -> tuple[float, ItemPose]:
+    """Hill-climb the pose: angle in :data:`_FINE_STEP_DEG` steps, centre in 1-px steps, up
+    to :data:`_SHIFT_MM` from where it started."""
+    start = np.asarray(pose.center_mm)
+    step_mm = 1.0 / view.px_per_mm
+    moves = [(0.0, 0.0, np.deg2rad(d)) for d in (-_FINE_STEP_DEG, _FINE_STEP_DEG)] + [
+        (dx * step_mm, dy * step_mm, 0.0) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+    ]
+    improved = True
+    while improved:
+        improved = False
+        for dx, dy, da in moves:
+            centre = np.asarray(pose.center_mm) + np.array([dx, dy])
+            if np.hypot(*(centre - start)) > _SHIFT_MM:
+                continue
+            trial = ItemPose((float(centre[0]), float(centre[1])), pose.angle_rad + da)
+            value = _correlation_at(view, side, arts, trial, covered)
+            if value > score + 1e-4:
+                score, pose, improved = value, trial, True
+    return score, pose
+
+
+def _ink_arts(library: ArtLibrary, side: Side, px_per_mm: float):
+    """Per reference colour and blur: the side's art ink (float32) and its coverage (alpha),
+    blurred as a camera out of focus sees it."""
+    out = []
+    for color in library.reference_colors():
+        art = library.art_rgba(side, color, px_per_mm)
+        ink = ink_channel(art[:, :, :3]).astype(np.float32)
+        alpha = art[:, :, 3].astype(np.float32) / 255
+        for blur in BLURS_MM:
+            blurred = cv2.GaussianBlur(ink, (0, 0), blur * px_per_mm) if blur > 0 else ink
+            out.append((blurred, alpha))
+    return out
+
+
+def _correlation_at(
+    view: CanvasView,
+    side: Side,
+    arts: list[tuple[np.ndarray, np.ndarray]],
+    pose: ItemPose,
+    covered: np.ndarray,
+) -> float:
+    """The best normalised correlation, over ``arts``, of the art's ink placed at ``pose`` with
+    the view's ink, over the art's pixels clear of ``covered``."""
+    p = view.px_per_mm
+    h, w = view.ink.shape
+    cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
+    r = side.shape.half_extent_mm * p + 1
+    x0, y0 = max(0, int(np.floor(cx - r))), max(0, int(np.floor(cy - r)))
+    x1, y1 = min(w, int(np.ceil(cx + r)) + 1), min(h, int(np.ceil(cy + r)) + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return -1.0
+    half = side.shape.size_mm / 2
+    art_to_local = np.array([[1 / p, 0, 0.5 / p - half], [0, 1 / p, 0.5 / p - half], [0, 0, 1.0]])
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
+    m = (shift @ local_to_canvas_matrix(view, pose) @ art_to_local)[:2]
+    size = (x1 - x0, y1 - y0)
+    observed = view.ink[y0:y1, x0:x1].astype(np.float64)
+    clear = ~covered[y0:y1, x0:x1]
+    best = -1.0
+    alpha_cache: dict[int, np.ndarray] = {}
+    for ink, alpha in arts:
+        key = id(alpha)
+        if key not in alpha_cache:
+            placed = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR, borderValue=0)
+            alpha_cache[key] = (placed > 0.99) & clear
+        inside = alpha_cache[key]
+        if inside.sum() < 30:
+            return -1.0
+        art = cv2.warpAffine(ink, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        best = max(best, normalised_correlation(observed[inside], art[inside].astype(np.float64)))
+    return best
+
+
+def _interior_points(side: Side) -> np.ndarray:
+    """(N, 2) side-local mm: a 10 mm grid over the side's shape (the whole coaster shows)."""
+    half = side.shape.half_extent_mm
+    g = np.arange(-half, half + 1e-6, 10.0)
+    xx, yy = np.meshgrid(g, g)
+    points = np.stack([xx.ravel(), yy.ravel()], 1)
+    polygon = side.shape.polygon_mm.buffer(-5.0)
+    return points[contains_xy(polygon, points[:, 0], points[:, 1])]
