@@ -18,18 +18,25 @@ removes every ``soft`` coaster from the game (the rules take them out with five 
    colour are left too: there a coaster's type read wrong is as likely as its colour (on the dev
    set the one such conflict close enough to re-colour was a type error; on 48 held-out photos
    no such conflict was close enough);
-2. where all five colours show, one of them on a single face-up item only, and at least two
+2. a face-up coaster whose pixels hardly tell colours apart (no colour explains it
+   :data:`MIN_COLOUR_EVIDENCE` worse than its best: out of focus, under a warm light, its
+   colour-bearing print mostly hidden) that reads a colour whose coaster of that type a clearly
+   read coaster already is, or a colour no clearly read item shows, takes the colour, among
+   those clearly read items show, whose coaster of that type is still free, the best explained
+   first (on the calibration photos, three beer coasters that every colour explained within 25%
+   had read as a colour whose beer coaster was on the table or that nobody played);
+3. where all five colours show, one of them on a single face-up item only, and at least two
    face-up ``soft`` coasters of the other colours lie on the table, that item takes its best
    other colour, one whose item of that kind is still free if any: the rules' evidence (soft
    coasters) outweighs one item's colour, however clearly read (that item's type is then
    often wrong too: a "gray double" where every player's double is already on the table);
-3. a face-down item (a napkin's or a coaster's back) of a colour that no face-up item shows
+4. a face-down item (a napkin's or a coaster's back) of a colour that no face-up item shows
    belongs to nobody playing, which cannot be: it takes its best colour among those shown (a
    napkin one whose napkin is still free, if any). Backs show little colour-dependent print,
    and under a warm light one colour's back reads as another's (on the held-out and
    calibration photos every such back was a player's napkin).
 
-Face-down coasters take part in 3 only (their backs do not show the type).
+Face-down coasters take part in 4 only (their backs do not show the type).
 """
 
 from __future__ import annotations
@@ -80,6 +87,7 @@ def one_of_each(
     ]
     if len({chosen[k] for k in napkins}) < len(napkins) <= len(colors):
         _assign(items, napkins, chosen)
+    _coasters_without_colour_evidence(items, chosen)
     _five_players_without_soft(items, chosen)
     _backs_of_players(items, chosen)
     out = []
@@ -129,6 +137,24 @@ def _assign(items: list[IdentifiedItem], group: list[int], chosen: list[int]) ->
     if allowed[rows, cols].all():
         for r, c in zip(rows, cols, strict=True):
             chosen[group[r]] = int(c)
+
+
+def _coasters_without_colour_evidence(items: list[IdentifiedItem], chosen: list[int]) -> None:
+    """Face-up coasters every colour explains alike re-coloured where their colour's coaster of
+    that type is already on the table, or no clearly read item shows it (module docstring)."""
+    face_up = [k for k, it in enumerate(items) if it.side.face is Face.UP and it.color_errors]
+    clear = [k for k in face_up if _excess(items[k]).max() >= MIN_COLOUR_EVIDENCE]
+    shown = {chosen[k] for k in clear}
+    for k in face_up:
+        item = items[k]
+        if k in clear or item.side.kind is not ItemKind.COASTER:
+            continue
+        taken = {chosen[j] for j in clear if _slot(items[j]) == _slot(item)}
+        free = shown - taken
+        if chosen[k] in free or not free:
+            continue
+        excess = _excess(item)
+        chosen[k] = min(free, key=lambda c: float(excess[c]))
 
 
 def _five_players_without_soft(items: list[IdentifiedItem], chosen: list[int]) -> None:
