@@ -78,6 +78,16 @@ class SideTemplate:
     blur_mm: float = 0.0  # Gaussian blur (sigma, mm on the item) of the art the features are of
 
 
+@dataclass(frozen=True)
+class TurnedInk:
+    """A side's art ink turned about its centre: ``stack[i, j]`` is art variant ``j`` (reference
+    colour x blur) turned by ``angles_deg[i]`` (clockwise on the y-down page, as item poses
+    turn), an (n, n) float32 square whose centre pixel ``(n - 1) / 2`` is the side's centre."""
+
+    angles_deg: np.ndarray
+    stack: np.ndarray
+
+
 @dataclass
 class ArtLibrary:
     """Sides, art and feature templates of one catalogue; build with :func:`art_library`."""
@@ -86,6 +96,9 @@ class ArtLibrary:
     sides: tuple[Side, ...]
     _art_cache: dict[tuple[str, str, float], np.ndarray] = field(default_factory=dict, repr=False)
     _template_cache: dict[tuple[str, float, float], SideTemplate] = field(
+        default_factory=dict, repr=False
+    )
+    _turned_cache: dict[tuple[str, float, float, tuple[float, ...]], TurnedInk] = field(
         default_factory=dict, repr=False
     )
     _lock: Lock = field(default_factory=Lock, repr=False)
@@ -140,6 +153,40 @@ class ArtLibrary:
         with self._lock:
             self._template_cache[key] = template
         return template
+
+    def turned_ink(
+        self, side: Side, px_per_mm: float, step_deg: float, blurs_mm: tuple[float, ...]
+    ) -> TurnedInk:
+        """The side's art ink (of each reference colour, blurred by each of ``blurs_mm``: sigma,
+        mm on the item) at ``px_per_mm``, turned about its centre every ``step_deg``; computed
+        once per process."""
+        key = (side.label, round(px_per_mm, 4), round(step_deg, 3), tuple(blurs_mm))
+        with self._lock:
+            cached = self._turned_cache.get(key)
+        if cached is not None:
+            return cached
+        n = 2 * int(np.ceil(side.shape.size_mm / 2 * px_per_mm)) + 1
+        arts = []
+        for color in self.reference_colors():
+            art = self.art_rgba(side, color, px_per_mm)
+            ink = ink_channel(art[:, :, :3]).astype(np.float32)
+            for blur in blurs_mm:
+                arts.append(cv2.GaussianBlur(ink, (0, 0), blur * px_per_mm) if blur > 0 else ink)
+        angles = np.arange(0.0, 360.0, step_deg)
+        stack = np.empty((len(angles), len(arts), n, n), np.float32)
+        for i, angle in enumerate(angles):
+            for j, ink in enumerate(arts):
+                centre = (ink.shape[1] - 1) / 2
+                # OpenCV turns counter-clockwise on screen; a pose angle turns clockwise (y down)
+                m = cv2.getRotationMatrix2D((centre, centre), -float(angle), 1.0)
+                m[:, 2] += (n - 1) / 2 - centre
+                stack[i, j] = cv2.warpAffine(
+                    ink, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+                )
+        turned = TurnedInk(angles, stack)
+        with self._lock:
+            self._turned_cache[key] = turned
+        return turned
 
     def _template_file(self, side: Side, px_per_mm: float, blur_mm: float) -> Path | None:
         """Where the disk copy of a template lives (None when the disk cache is off)."""

@@ -56,14 +56,17 @@ MIN_CLEAR_SHARE = 0.6
 #: Angle steps of the rounded square's outline templates (deg; the shape repeats every 90).
 _SQUARE_STEP_DEG = 5.0
 #: Angle steps of the coarse art comparison, and of its refinement (deg).
-_COARSE_STEP_DEG = 6.0
+_COARSE_STEP_DEG = 5.0
 _FINE_STEP_DEG = 1.5
 #: Largest shift of the art from the outline's centre tried (mm).
 _SHIFT_MM = 2.0
 #: Table beyond a peak's coaster (and its shifts) rectified to confirm it (mm).
 _LOCAL_MARGIN_MM = 3.0
-#: Sides whose coarse correlation is within this of the best are refined.
-_REFINE_WITHIN = 0.1
+#: Sides whose coarse correlation is within this of the best are refined...
+_REFINE_WITHIN = 0.05
+#: ...and none when the best is this far below :data:`MIN_CORRELATION` (on the validation
+#: photos refinement changed the coarse correlation by -0.08 to +0.03).
+_REFINE_GAIN = 0.1
 #: Blurs (sigma, mm on the item) the art is compared at: sharp to far out of focus.
 BLURS_MM = (0.0, 1.5, 3.0)
 #: Normalised correlation of the art's ink with the view's the best placement must reach.
@@ -249,35 +252,14 @@ def _best_placement(
 ) -> HiddenCoaster | None:
     """The side, angle and shift whose art best explains the view's ink around ``peak``, if
     it correlates at least :data:`MIN_CORRELATION`. Every side is turned in coarse steps in the
-    view at half scale; those within :data:`_REFINE_WITHIN` of the best are refined at full
-    scale."""
-    half = CanvasView(
-        cv2.resize(view.image_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
-        view.origin_mm,
-        view.px_per_mm / 2,
-    )
-    half_covered = (
-        cv2.resize(
-            covered.astype(np.uint8), half.image_bgr.shape[1::-1], interpolation=cv2.INTER_NEAREST
-        )
-        > 0
-    )
-    coarse = []
-    for side in sides:
-        arts = _ink_arts(library, side, half.px_per_mm)
-        if side.shape.kind == "circle":
-            angles = np.arange(0.0, 360.0, _COARSE_STEP_DEG)
-        else:
-            base = np.rad2deg(peak.angle_rad)
-            angles = np.concatenate([base + k * 90.0 + np.arange(-6.0, 6.1, 3.0) for k in range(4)])
-        for a in angles:
-            pose = ItemPose(peak.center_mm, float(np.deg2rad(a)))
-            coarse.append((_correlation_at(half, side, arts, pose, half_covered), side, pose))
-    if not coarse:
+    view at half scale (:func:`_coarse_turns`); those within :data:`_REFINE_WITHIN` of the best
+    are refined at full scale, unless the best is :data:`_REFINE_GAIN` short of the target."""
+    coarse = _coarse_turns(view, library, sides, peak, covered)
+    top = max((c[0] for c in coarse), default=-1.0)
+    if top < MIN_CORRELATION - _REFINE_GAIN:
         return None
-    top = max(c[0] for c in coarse)
     best: tuple[float, Side, ItemPose] | None = None
-    for side in sides:
+    for side in dict.fromkeys(c[1] for c in coarse):
         score, _, pose = max((c for c in coarse if c[1] == side), key=lambda c: c[0])
         if score < top - _REFINE_WITHIN:
             continue
@@ -290,6 +272,48 @@ def _best_placement(
         return None
     score, side, pose = best
     return HiddenCoaster(side, pose, _interior_points(side), score, 1.0)
+
+
+def _coarse_turns(
+    view: CanvasView,
+    library: ArtLibrary,
+    sides: list[Side],
+    peak: OutlinePeak,
+    covered: np.ndarray,
+) -> list[tuple[float, Side, ItemPose]]:
+    """(correlation, side, pose) of every side at every coarse turn at the peak's centre: the
+    view's ink at half scale against the side's art ink turned every :data:`_COARSE_STEP_DEG`
+    (:meth:`vision.art.ArtLibrary.turned_ink`), over the disc inscribed in the shape clear of
+    ``covered``; a rounded square only near its outline's angle (within 6 deg, every 90)."""
+    p = view.px_per_mm / 2
+    ink = cv2.resize(view.ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    clear = cv2.resize((~covered).astype(np.float32), ink.shape[::-1], interpolation=cv2.INTER_AREA)
+    # pixel centres: x_half + 0.5 = (x + 0.5) / 2
+    cx, cy = (view.table_to_canvas(np.array([peak.center_mm]))[0] + 0.5) / 2 - 0.5
+    out = []
+    for side in sides:
+        turned = library.turned_ink(side, p, _COARSE_STEP_DEG, BLURS_MM)
+        n = turned.stack.shape[-1]
+        patch = cv2.getRectSubPix(ink.astype(np.float32), (n, n), (float(cx), float(cy)))
+        seen = cv2.getRectSubPix(clear, (n, n), (float(cx), float(cy))) > 0.99
+        yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+        mask = seen & (np.hypot(xx, yy) < side.shape.size_mm / 2 * p - 1)
+        if mask.sum() < 30:
+            continue
+        observed = patch[mask] - patch[mask].mean()
+        arts = turned.stack[:, :, mask]
+        arts = arts - arts.mean(axis=2, keepdims=True)
+        den = np.linalg.norm(arts, axis=2) * np.linalg.norm(observed) + 1e-9
+        score = ((arts @ observed) / den).max(axis=1)
+        angles = turned.angles_deg
+        if side.shape.kind != "circle":
+            off = (angles - np.rad2deg(peak.angle_rad) + 45.0) % 90.0 - 45.0
+            score = np.where(np.abs(off) <= 6.0, score, -1.0)
+        for a, value in zip(angles, score, strict=True):
+            if value > -1.0:
+                pose = ItemPose(peak.center_mm, float(np.deg2rad(a)))
+                out.append((float(value), side, pose))
+    return out
 
 
 def _refine(
