@@ -138,25 +138,36 @@ def test_a_napkin_back_of_a_colour_nobody_shows_is_read_again(
 
 @pytest.mark.parametrize(
     ("beer_of", "expected"),
-    [("yellow", "red"), (None, "yellow")],
-    ids=["its colour's beer is on the table", "its colour's beer is free"],
+    [(None, "red"), ("red", "green")],
+    ids=["the best explained free colour", "red's beer is on the table"],
 )
-def test_a_coaster_without_colour_evidence_takes_a_free_colour(table, beer_of, expected) -> None:
+def test_a_lone_coaster_without_colour_evidence_takes_a_players_free_colour(
+    table, beer_of, expected
+) -> None:
     library, view, placed = table
     items = _identified(library, view, placed[:6])  # yellow, green, red and blue coasters
-    beer = items.pop(4)  # the yellow beer
+    beer = items.pop(4)
     if beer_of is not None:
         items.append(_read_as(beer, {beer_of: 0.0}))  # clearly read
-    # a beer coaster every colour explains within 5%, best as yellow, then red
-    doubtful = _read_as(beer, {c: 0.05 for c in COLORS} | {"yellow": 0.0, "red": 0.01})
-    result = one_of_each(library, view, [*items, doubtful])
+    # a beer coaster every colour explains within 5%, best as gray, which nothing else shows
+    excess = {c: 0.05 for c in COLORS} | {"gray": 0.0, "red": 0.01, "green": 0.02}
+    result = one_of_each(library, view, [*items, _read_as(beer, excess)])
     assert result[-1].color == expected
     assert [it.color for it in result[:-1]] == [it.color for it in items]
 
 
-def test_a_coaster_without_colour_evidence_of_a_colour_nobody_shows_is_read_again(table):
+@pytest.mark.parametrize(
+    "excess",
+    [
+        {c: 0.05 for c in COLORS} | {"yellow": 0.0, "red": 0.01},  # yellow shows elsewhere
+        {"gray": 0.0, "red": 0.3, "green": 0.9},  # clearly read (rule 3's case, not five)
+    ],
+    ids=["its colour shows on other items", "it is clearly read"],
+)
+def test_a_coaster_keeps_its_colour_unless_weakly_read_and_alone(table, excess) -> None:
     library, view, placed = table
     items = _identified(library, view, placed[:6])
-    doubtful = _read_as(items[4], {c: 0.05 for c in COLORS} | {"gray": 0.0, "green": 0.02})
-    result = one_of_each(library, view, [*items[:4], items[5], doubtful])
-    assert result[-1].color == "green"
+    beer = items.pop(4)
+    doubtful = _read_as(beer, excess)
+    result = one_of_each(library, view, [*items, doubtful])
+    assert result[-1].color == doubtful.color
