@@ -154,6 +154,19 @@ class ArtLibrary:
             self._template_cache[key] = template
         return template
 
+    def ink_variants(
+        self, side: Side, px_per_mm: float, blurs_mm: tuple[float, ...]
+    ) -> list[np.ndarray]:
+        """The side's art ink (float32) at ``px_per_mm``: of each reference colour, blurred by
+        each of ``blurs_mm`` (sigma, mm on the item; 0 is sharp), in that order."""
+        out = []
+        for color in self.reference_colors():
+            art = self.art_rgba(side, color, px_per_mm)
+            ink = ink_channel(art[:, :, :3]).astype(np.float32)
+            for blur in blurs_mm:
+                out.append(cv2.GaussianBlur(ink, (0, 0), blur * px_per_mm) if blur > 0 else ink)
+        return out
+
     def turned_ink(
         self, side: Side, px_per_mm: float, step_deg: float, blurs_mm: tuple[float, ...]
     ) -> TurnedInk:
@@ -166,12 +179,7 @@ class ArtLibrary:
         if cached is not None:
             return cached
         n = 2 * int(np.ceil(side.shape.size_mm / 2 * px_per_mm)) + 1
-        arts = []
-        for color in self.reference_colors():
-            art = self.art_rgba(side, color, px_per_mm)
-            ink = ink_channel(art[:, :, :3]).astype(np.float32)
-            for blur in blurs_mm:
-                arts.append(cv2.GaussianBlur(ink, (0, 0), blur * px_per_mm) if blur > 0 else ink)
+        arts = self.ink_variants(side, px_per_mm, blurs_mm)
         angles = np.arange(0.0, 360.0, step_deg)
         stack = np.empty((len(angles), len(arts), n, n), np.float32)
         for i, angle in enumerate(angles):

@@ -74,6 +74,18 @@ def local_to_canvas_matrix(view: CanvasView, pose: ItemPose) -> np.ndarray:
     return np.array([[p * c, -p * s, cx], [p * s, p * c, cy], [0.0, 0.0, 1.0]])
 
 
+def art_to_box_matrix(
+    view: CanvasView, side: Side, pose: ItemPose, box: tuple[int, int, int, int]
+) -> np.ndarray:
+    """(2, 3) affine map: px of the side's art at the view's scale -> px of the canvas ``box``
+    (x0, y0, x1, y1) with the side placed at ``pose``."""
+    p = view.px_per_mm
+    half = side.shape.size_mm / 2
+    art_to_local = np.array([[1 / p, 0, 0.5 / p - half], [0, 1 / p, 0.5 / p - half], [0, 0, 1.0]])
+    shift = np.array([[1, 0, -box[0]], [0, 1, -box[1]], [0, 0, 1.0]])
+    return (shift @ local_to_canvas_matrix(view, pose) @ art_to_local)[:2]
+
+
 def item_box(view: CanvasView, side: Side, pose: ItemPose) -> tuple[int, int, int, int]:
     """Canvas box around the item (clipped to the canvas), (x0, y0, x1, y1)."""
     h, w = view.image_bgr.shape[:2]
@@ -96,11 +108,7 @@ def render(
     box = box if box is not None else item_box(view, side, pose)
     x0, y0, x1, y1 = box
     art = library.art_rgba(side, color, view.px_per_mm)
-    p = view.px_per_mm
-    half = side.shape.size_mm / 2
-    art_to_local = np.array([[1 / p, 0, 0.5 / p - half], [0, 1 / p, 0.5 / p - half], [0, 0, 1.0]])
-    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
-    m = (shift @ local_to_canvas_matrix(view, pose) @ art_to_local)[:2]
+    m = art_to_box_matrix(view, side, pose, box)
     size = (max(1, x1 - x0), max(1, y1 - y0))
     bgr = cv2.warpAffine(
         art[:, :, :3].astype(np.float32),

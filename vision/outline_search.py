@@ -32,10 +32,10 @@ import numpy as np
 from shapely import contains_xy
 
 from games.beer_pretzels.catalogue import Face, ItemKind, Shape
-from vision.art import ArtLibrary, Side, ink_channel
+from vision.art import ArtLibrary, Side
 from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct, normalised_correlation
-from vision.identify import local_to_canvas_matrix
+from vision.identify import art_to_box_matrix
 from vision.plane import ItemPose, TablePlane
 
 #: Scale the outlines are searched at (px per mm).
@@ -319,7 +319,7 @@ def _coarse_turns(
 def _refine(
     view: CanvasView,
     side: Side,
-    arts: list[tuple[np.ndarray, np.ndarray]],
+    arts: tuple[list[np.ndarray], np.ndarray],
     pose: ItemPose,
     covered: np.ndarray,
     score: float,
@@ -345,56 +345,44 @@ def _refine(
     return score, pose
 
 
-def _ink_arts(library: ArtLibrary, side: Side, px_per_mm: float):
-    """Per reference colour and blur: the side's art ink (float32) and its coverage (alpha),
-    blurred as a camera out of focus sees it."""
-    out = []
-    for color in library.reference_colors():
-        art = library.art_rgba(side, color, px_per_mm)
-        ink = ink_channel(art[:, :, :3]).astype(np.float32)
-        alpha = art[:, :, 3].astype(np.float32) / 255
-        for blur in BLURS_MM:
-            blurred = cv2.GaussianBlur(ink, (0, 0), blur * px_per_mm) if blur > 0 else ink
-            out.append((blurred, alpha))
-    return out
+def _ink_arts(
+    library: ArtLibrary, side: Side, px_per_mm: float
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The side's art ink variants (reference colours x :data:`BLURS_MM`) and its coverage
+    (alpha, 0..1), at ``px_per_mm``."""
+    alpha = library.art_rgba(side, library.reference_colors()[0], px_per_mm)[:, :, 3]
+    return library.ink_variants(side, px_per_mm, BLURS_MM), alpha.astype(np.float32) / 255
 
 
 def _correlation_at(
     view: CanvasView,
     side: Side,
-    arts: list[tuple[np.ndarray, np.ndarray]],
+    arts: tuple[list[np.ndarray], np.ndarray],
     pose: ItemPose,
     covered: np.ndarray,
 ) -> float:
-    """The best normalised correlation, over ``arts``, of the art's ink placed at ``pose`` with
-    the view's ink, over the art's pixels clear of ``covered``."""
-    p = view.px_per_mm
+    """The best normalised correlation, over the ink variants of ``arts`` (:func:`_ink_arts`),
+    of the art's ink placed at ``pose`` with the view's ink, over the art's pixels clear of
+    ``covered``."""
+    inks, alpha = arts
     h, w = view.ink.shape
     cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
-    r = side.shape.half_extent_mm * p + 1
+    r = side.shape.half_extent_mm * view.px_per_mm + 1
     x0, y0 = max(0, int(np.floor(cx - r))), max(0, int(np.floor(cy - r)))
     x1, y1 = min(w, int(np.ceil(cx + r)) + 1), min(h, int(np.ceil(cy + r)) + 1)
     if x1 - x0 < 8 or y1 - y0 < 8:
         return -1.0
-    half = side.shape.size_mm / 2
-    art_to_local = np.array([[1 / p, 0, 0.5 / p - half], [0, 1 / p, 0.5 / p - half], [0, 0, 1.0]])
-    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
-    m = (shift @ local_to_canvas_matrix(view, pose) @ art_to_local)[:2]
+    m = art_to_box_matrix(view, side, pose, (x0, y0, x1, y1))
     size = (x1 - x0, y1 - y0)
-    observed = view.ink[y0:y1, x0:x1].astype(np.float64)
-    clear = ~covered[y0:y1, x0:x1]
+    placed = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    inside = (placed > 0.99) & ~covered[y0:y1, x0:x1]
+    if inside.sum() < 30:
+        return -1.0
+    observed = view.ink[y0:y1, x0:x1][inside].astype(np.float64)
     best = -1.0
-    alpha_cache: dict[int, np.ndarray] = {}
-    for ink, alpha in arts:
-        key = id(alpha)
-        if key not in alpha_cache:
-            placed = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR, borderValue=0)
-            alpha_cache[key] = (placed > 0.99) & clear
-        inside = alpha_cache[key]
-        if inside.sum() < 30:
-            return -1.0
+    for ink in inks:
         art = cv2.warpAffine(ink, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        best = max(best, normalised_correlation(observed[inside], art[inside].astype(np.float64)))
+        best = max(best, normalised_correlation(observed, art[inside].astype(np.float64)))
     return best
 
 
