@@ -29,6 +29,8 @@ import platformdirs
 
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, Shape
 
+#: Turned art stacks kept in memory per library (the newest).
+_TURNED_KEPT = 12
 #: SIFT descriptor distance below which two template features are repeats of one motif.
 TWIN_DESCRIPTOR_DISTANCE = 120.0
 #: Environment variable naming the folder of cached templates; empty turns the disk cache off.
@@ -172,7 +174,8 @@ class ArtLibrary:
     ) -> TurnedInk:
         """The side's art ink (of each reference colour, blurred by each of ``blurs_mm``: sigma,
         mm on the item) at ``px_per_mm``, turned about its centre every ``step_deg``; computed
-        once per process."""
+        once per process (the newest :data:`_TURNED_KEPT` side and scale pairs, 8 MB each at
+        the outline search's usual 0.8 px/mm)."""
         key = (side.label, round(px_per_mm, 4), round(step_deg, 3), tuple(blurs_mm))
         with self._lock:
             cached = self._turned_cache.get(key)
@@ -194,6 +197,8 @@ class ArtLibrary:
         turned = TurnedInk(angles, stack)
         with self._lock:
             self._turned_cache[key] = turned
+            while len(self._turned_cache) > _TURNED_KEPT:  # views come at a few scales
+                self._turned_cache.pop(next(iter(self._turned_cache)))
         return turned
 
     def _template_file(self, side: Side, px_per_mm: float, blur_mm: float) -> Path | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.beer_pretzels.catalogue import Catalogue
-from vision.art import CACHE_DIR_ENV, ArtLibrary, _sides, template_cache_dir
+from vision.art import _TURNED_KEPT, CACHE_DIR_ENV, ArtLibrary, _sides, template_cache_dir
 
 _PX_PER_MM = 0.7  # a small scale: quick to compute
 
@@ -59,3 +59,16 @@ def test_cache_files_differ_by_scale(catalogue, tmp_path, monkeypatch):
     _fresh_library(catalogue).template(side, 0.7)
     _fresh_library(catalogue).template(side, 0.75)
     assert len(list(tmp_path.glob("*.npz"))) == 2
+
+
+def test_turned_ink_turns_the_art_and_keeps_a_bounded_few(catalogue):
+    library = _fresh_library(catalogue)
+    side = next(s for s in library.sides if s.type_name == "three")
+    turned = library.turned_ink(side, 0.4, 90.0, (0.0, 1.5))
+    assert turned.stack.shape[:2] == (4, 2 * len(library.reference_colors()))
+    assert library.turned_ink(side, 0.4, 90.0, (0.0, 1.5)) is turned
+    # a quarter turn of the square art is the art's pixels turned (clockwise on the page)
+    np.testing.assert_allclose(turned.stack[1, 0], np.rot90(turned.stack[0, 0], -1), atol=1.0)
+    for k in range(20):
+        library.turned_ink(side, 0.3 + 0.01 * k, 90.0, (0.0,))
+    assert len(library._turned_cache) <= _TURNED_KEPT
