@@ -1,19 +1,20 @@
-"""Third detection pass: whole coasters the feature passes missed, found by their outline.
+"""A detection pass for whole coasters the feature passes missed, found by their outline.
 
 A coaster far out of focus, or a few px across, keeps none of the fine print SIFT keys on, yet
 its outline (a disc or a rounded square of known size on the table plane) and the layout of its
-icons still show. Two steps:
+icons still show. It runs after the plane fit and before the final view is rectified (so that a
+coaster beyond the items found widens that view), against the items the feature passes found;
+the hidden pass (:mod:`vision.hidden`) runs after it. Two steps:
 
-1. **outline** (:func:`search_outlines`, before the final view is rectified, so that a coaster
-   beyond the items found widens it): the table around the items found, rectified at
+1. **outline** (:func:`search_outlines`): the table around the items found, rectified at
    :data:`SEARCH_PX_PER_MM`, smoothed, and its colour edge strength (Lab gradient magnitude;
-   zero over the items found) correlated with each coaster shape's outline (a disc; a rounded
-   square turned in :data:`_SQUARE_STEP_DEG` steps): peaks are places where an edge of the
-   coaster's size and shape runs all around;
-2. **art** (:func:`find_coasters_by_outline`, in the final view, after the other passes): at
-   each peak still clear of every item found, every face-up coaster side of that shape is
-   compared with the view's ink channel (:func:`vision.art.ink_channel`) over its outline, its
-   art turned every :data:`_COARSE_STEP_DEG` (then refined, and shifted by up to
+   zero over the items found and beyond the photo) correlated with each coaster shape's outline
+   (a disc; a rounded square turned in :data:`_SQUARE_STEP_DEG` steps): peaks are places where
+   an edge of the coaster's size and shape runs all around;
+2. **art** (:func:`find_coasters_by_outline`): at each peak, in the table around it rectified
+   at the final view's scale, every face-up coaster side of that shape is compared with the
+   photo's ink channel (:func:`vision.art.ink_channel`) clear of the items found, its art
+   turned every :data:`_COARSE_STEP_DEG` (then refined, and shifted by up to
    :data:`_SHIFT_MM`) and blurred as a camera out of focus sees it (:data:`BLURS_MM`); the best
    correlation over sides, angles, shifts and blurs must reach :data:`MIN_CORRELATION`, so a
    glass's round foot or a coin pile of a coaster's size is not taken for one.
