@@ -198,7 +198,7 @@ def normalised_correlation(a: np.ndarray, b: np.ndarray) -> float:
     return float((a * b).sum() / den) if den > 1e-9 else -1.0
 
 
-def distinct(found: list[HiddenCoaster], items: list[IdentifiedItem]) -> list[HiddenCoaster]:
+def distinct(found: list[HiddenCoaster], items: list[Placement]) -> list[HiddenCoaster]:
     """Best-correlated first; drop candidates whose centre lies near an item's or a better one's."""
     taken = [np.asarray(it.pose.center_mm) for it in items]
     radius = [it.side.shape.half_extent_mm for it in items]
