@@ -35,6 +35,7 @@ from shapely import contains_xy
 from games.beer_pretzels.catalogue import Face, ItemKind, Shape
 from vision.art import ArtLibrary, Side
 from vision.detect import CanvasView, rectify, table_footprint_mm
+from vision.errors import NoGameFound
 from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct, normalised_correlation
 from vision.identify import art_to_box_matrix
 from vision.plane import ItemPose, TablePlane
@@ -125,7 +126,10 @@ def search_outlines(
     """Places where a coaster's whole outline shows clear of the items ``found`` (the
     arguments of :func:`find_coasters_by_outline`), best first."""
     h, w = image_bgr.shape[:2]
-    footprint = table_footprint_mm(plane, (w, h), readable_px_per_mm)
+    try:
+        footprint = table_footprint_mm(plane, (w, h), readable_px_per_mm)
+    except NoGameFound:  # nowhere readable beyond the items found: nothing more to search
+        return []
     region = np.asarray(around_mm, float) + np.array([-1, -1, 1, 1]) * SEARCH_REACH_MM
     low = np.maximum(region[:2], footprint[:2])
     high = np.minimum(region[2:], footprint[2:])

@@ -81,3 +81,11 @@ def test_nothing_is_searched_over_the_items_found(catalogue):
         for k in known:
             assert np.hypot(*np.subtract(peak.center_mm, k.center_mm)) > 40.0
     assert found == []
+
+
+def test_a_table_shown_nowhere_readable_is_not_searched(catalogue):
+    image, plane, known = _scene(catalogue, None)
+    found = [_Pose(k.side, ItemPose(k.center_mm, k.angle_rad)) for k in known]
+    around = np.array([20.0, 20.0, 220.0, 250.0])
+    # the photo shows the table at 1 px/mm: asking for 5 px/mm leaves nothing readable
+    assert search_outlines(image, plane, art_library(catalogue), found, around, 5.0) == []
