@@ -222,9 +222,7 @@ def _outline_template(shape: Shape, angle_rad: float, px_per_mm: float) -> np.nd
     with a margin of a third of the shape's size around it (the table beside the outline)."""
     half = shape.half_extent_mm * (1 + 2 / 3)
     n = 2 * int(np.ceil(half * px_per_mm)) + 1
-    outline = np.asarray(shape.polygon_mm.exterior.coords)
-    c, s = np.cos(angle_rad), np.sin(angle_rad)
-    turned = outline @ np.array([[c, s], [-s, c]])
+    turned = ItemPose((0.0, 0.0), angle_rad).local_to_table(shape.polygon_mm.exterior.coords)
     px = turned * px_per_mm + (n - 1) / 2
     template = np.zeros((n, n), np.uint8)
     width = max(1, round(2 * _BAND_MM * px_per_mm))
@@ -237,9 +235,8 @@ def _clear_share(
 ) -> float:
     """Share of the shape's outline (placed at ``centre_mm``, ``angle``) inside the view and
     clear of ``covered``."""
-    outline = np.asarray(shape.polygon_mm.exterior.coords)
-    c, s = np.cos(angle), np.sin(angle)
-    px = view.table_to_canvas(outline @ np.array([[c, s], [-s, c]]) + centre_mm)
+    pose = ItemPose((float(centre_mm[0]), float(centre_mm[1])), angle)
+    px = view.table_to_canvas(pose.local_to_table(shape.polygon_mm.exterior.coords))
     xy = np.round(px).astype(int)
     h, w = covered.shape
     inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
