@@ -84,13 +84,12 @@ class LocalPoolRunner:
         while True:
             if suspects and not in_flight:
                 isolating = True
-                task = suspects.popleft()
-                in_flight[self._submit(pool, task, options)] = task
+                self._submit_next(pool, suspects, in_flight, options)
             elif not suspects:
                 isolating = False
                 while queue and len(in_flight) < IN_FLIGHT_PER_WORKER * self.workers:
-                    task = queue.popleft()
-                    in_flight[self._submit(pool, task, options)] = task
+                    if not self._submit_next(pool, queue, in_flight, options):
+                        break
             if not in_flight:
                 return
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
@@ -113,13 +112,30 @@ class LocalPoolRunner:
                     suspects.extend(in_flight.values())
                 return
 
-    def _submit(
-        self, pool: ProcessPoolExecutor, task: PhotoTask, options: ScoreOptions
-    ) -> Future[PhotoOutcome]:
-        return pool.submit(
-            self._score_fn,
-            str(task.path),
-            task.name,
-            options.components,
-            annotated_long_side_px=options.annotated_long_side_px,
-        )
+    def _submit_next(
+        self,
+        pool: ProcessPoolExecutor,
+        waiting: deque[PhotoTask],
+        in_flight: dict[Future[PhotoOutcome], PhotoTask],
+        options: ScoreOptions,
+    ) -> bool:
+        """Submit the first task of ``waiting``; False (the task stays first) if the pool broke.
+
+        A worker that dies breaks the pool before every future it takes down is answered, so
+        a submission can fail while the photo that killed it is still in flight: that future
+        then ends with :class:`BrokenProcessPool` and the pool is rebuilt.
+        """
+        task = waiting[0]
+        try:
+            future = pool.submit(
+                self._score_fn,
+                str(task.path),
+                task.name,
+                options.components,
+                annotated_long_side_px=options.annotated_long_side_px,
+            )
+        except BrokenProcessPool:
+            return False
+        waiting.popleft()
+        in_flight[future] = task
+        return True

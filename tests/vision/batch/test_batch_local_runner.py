@@ -46,3 +46,15 @@ def test_crashing_photo_is_isolated_and_others_scored() -> None:
 def test_workers_must_be_positive() -> None:
     with pytest.raises(ValueError, match="workers"):
         LocalPoolRunner(0)
+
+
+def test_several_crashes_among_many_photos_each_isolated() -> None:
+    # Quick photos finish while a worker dies: the pool breaks between two submissions.
+    names = [f"{i:02d}.jpg" for i in range(24)]
+    names[3], names[11], names[19] = "poison-1.jpg", "poison-2.jpg", "poison-3.jpg"
+    runner = LocalPoolRunner(2, score_fn=score_or_die, initializer=no_setup)
+    outcomes = list(runner.run(_tasks(names), ScoreOptions()))
+    assert sorted(o.record["image"] for o in outcomes) == sorted(names)
+    crashed = {o.record["image"] for o in outcomes if o.error_code == "worker_crashed"}
+    assert crashed == {"poison-1.jpg", "poison-2.jpg", "poison-3.jpg"}
+    assert all(o.error_code is None for o in outcomes if o.record["image"] not in crashed)
