@@ -15,7 +15,7 @@ the hidden pass (:mod:`vision.hidden`) runs after it. Two steps:
    at the final view's scale, every face-up coaster side of that shape is compared with the
    photo's ink channel (:func:`vision.art.ink_channel`) clear of the items found, its art
    turned every :data:`_COARSE_STEP_DEG` (then refined, and shifted by up to
-   :data:`_SHIFT_MM`) and blurred as a camera out of focus sees it (:data:`BLURS_MM`); the best
+   :data:`MAX_SHIFT_MM`) and blurred as a camera out of focus sees it (:data:`BLURS_MM`); the best
    correlation over sides, angles, shifts and blurs must reach :data:`MIN_CORRELATION`, so a
    glass's round foot or a coin pile of a coaster's size is not taken for one.
 
@@ -34,10 +34,10 @@ from shapely import contains_xy
 
 from games.beer_pretzels.catalogue import Face, ItemKind, Shape
 from vision.art import ArtLibrary, Side
+from vision.art_fit import BLURS_MM, MAX_SHIFT_MM, ink_arts, refine_pose
 from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.errors import NoGameFound
-from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct, normalised_correlation
-from vision.identify import art_to_box_matrix
+from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct
 from vision.plane import ItemPose, TablePlane
 
 #: Scale the outlines are searched at (px per mm).
@@ -57,11 +57,8 @@ _MAX_PEAKS = 12
 MIN_CLEAR_SHARE = 0.6
 #: Angle steps of the rounded square's outline templates (deg; the shape repeats every 90).
 _SQUARE_STEP_DEG = 5.0
-#: Angle steps of the coarse art comparison, and of its refinement (deg).
+#: Angle steps of the coarse art comparison (deg).
 _COARSE_STEP_DEG = 5.0
-_FINE_STEP_DEG = 1.5
-#: Largest shift of the art from the outline's centre tried (mm).
-_SHIFT_MM = 2.0
 #: Table beyond a peak's coaster (and its shifts) rectified to confirm it (mm).
 _LOCAL_MARGIN_MM = 3.0
 #: Sides whose coarse correlation is within this of the best are refined...
@@ -69,8 +66,6 @@ _REFINE_WITHIN = 0.05
 #: ...and none when the best is this far below :data:`MIN_CORRELATION` (on the validation
 #: photos refinement changed the coarse correlation by -0.08 to +0.03).
 _REFINE_GAIN = 0.1
-#: Blurs (sigma, mm on the item) the art is compared at: sharp to far out of focus.
-BLURS_MM = (0.0, 1.5, 3.0)
 #: Normalised correlation of the art's ink with the view's the best placement must reach.
 MIN_CORRELATION = 0.62
 
@@ -103,7 +98,7 @@ def find_coasters_by_outline(
     sides = _coaster_faces(library)
     confirmed = []
     for peak in search_outlines(image_bgr, plane, library, found, around_mm, readable_px_per_mm):
-        reach = peak.shape.half_extent_mm + _SHIFT_MM + _LOCAL_MARGIN_MM
+        reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM
         centre = np.asarray(peak.center_mm)
         local = rectify(
             image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
@@ -265,9 +260,7 @@ def _best_placement(
         score, _, pose = max((c for c in coarse if c[1] == side), key=lambda c: c[0])
         if score < top - _REFINE_WITHIN:
             continue
-        arts = _ink_arts(library, side, view.px_per_mm)
-        start = _correlation_at(view, side, arts, pose, covered)
-        score, pose = _refine(view, side, arts, pose, covered, start)
+        score, pose = refine_pose(view, ink_arts(library, side, view.px_per_mm), pose, covered)
         if best is None or score > best[0]:
             best = (score, side, pose)
     if best is None or best[0] < MIN_CORRELATION:
@@ -316,76 +309,6 @@ def _coarse_turns(
                 pose = ItemPose(peak.center_mm, float(np.deg2rad(a)))
                 out.append((float(value), side, pose))
     return out
-
-
-def _refine(
-    view: CanvasView,
-    side: Side,
-    arts: tuple[list[np.ndarray], np.ndarray],
-    pose: ItemPose,
-    covered: np.ndarray,
-    score: float,
-) -> tuple[float, ItemPose]:
-    """Hill-climb the pose: angle in :data:`_FINE_STEP_DEG` steps, centre in 1-px steps, up
-    to :data:`_SHIFT_MM` from where it started."""
-    start = np.asarray(pose.center_mm)
-    step_mm = 1.0 / view.px_per_mm
-    moves = [(0.0, 0.0, np.deg2rad(d)) for d in (-_FINE_STEP_DEG, _FINE_STEP_DEG)] + [
-        (dx * step_mm, dy * step_mm, 0.0) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
-    ]
-    improved = True
-    while improved:
-        improved = False
-        for dx, dy, da in moves:
-            centre = np.asarray(pose.center_mm) + np.array([dx, dy])
-            if np.hypot(*(centre - start)) > _SHIFT_MM:
-                continue
-            trial = ItemPose((float(centre[0]), float(centre[1])), pose.angle_rad + da)
-            value = _correlation_at(view, side, arts, trial, covered)
-            if value > score + 1e-4:
-                score, pose, improved = value, trial, True
-    return score, pose
-
-
-def _ink_arts(
-    library: ArtLibrary, side: Side, px_per_mm: float
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """The side's art ink variants (reference colours x :data:`BLURS_MM`) and its coverage
-    (alpha, 0..1), at ``px_per_mm``."""
-    alpha = library.art_rgba(side, library.reference_colors()[0], px_per_mm)[:, :, 3]
-    return library.ink_variants(side, px_per_mm, BLURS_MM), alpha.astype(np.float32) / 255
-
-
-def _correlation_at(
-    view: CanvasView,
-    side: Side,
-    arts: tuple[list[np.ndarray], np.ndarray],
-    pose: ItemPose,
-    covered: np.ndarray,
-) -> float:
-    """The best normalised correlation, over the ink variants of ``arts`` (:func:`_ink_arts`),
-    of the art's ink placed at ``pose`` with the view's ink, over the art's pixels clear of
-    ``covered``."""
-    inks, alpha = arts
-    h, w = view.ink.shape
-    cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
-    r = side.shape.half_extent_mm * view.px_per_mm + 1
-    x0, y0 = max(0, int(np.floor(cx - r))), max(0, int(np.floor(cy - r)))
-    x1, y1 = min(w, int(np.ceil(cx + r)) + 1), min(h, int(np.ceil(cy + r)) + 1)
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        return -1.0
-    m = art_to_box_matrix(view, side, pose, (x0, y0, x1, y1))
-    size = (x1 - x0, y1 - y0)
-    placed = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR, borderValue=0)
-    inside = (placed > 0.99) & ~covered[y0:y1, x0:x1]
-    if inside.sum() < 30:
-        return -1.0
-    observed = view.ink[y0:y1, x0:x1][inside].astype(np.float64)
-    best = -1.0
-    for ink in inks:
-        art = cv2.warpAffine(ink, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        best = max(best, normalised_correlation(observed, art[inside].astype(np.float64)))
-    return best
 
 
 def _interior_points(side: Side) -> np.ndarray:

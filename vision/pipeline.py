@@ -9,7 +9,9 @@
 3. rectify the table and find every item side by its art (:func:`detect_sides`);
 4. fit the table plane (homography + lens distortion) and all item poses jointly
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
-4b. find coasters mostly hidden under the items found (:func:`vision.hidden.find_hidden_coasters`);
+4b. re-decide the type of coasters whose art does not explain the photo
+    (:func:`vision.coaster_types.recheck_types`), then find coasters mostly hidden under the
+    items found (:func:`vision.hidden.find_hidden_coasters`);
 5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
 6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`), and
    check every icon the items found leave visible against the photo: whatever else lies over
@@ -38,6 +40,7 @@ from games.beer_pretzels.scoring import TOUCH_MM, SceneError, score_scene
 from vision.annotate import annotate
 from vision.art import ArtLibrary, Side, art_library
 from vision.boundary import Boundary, find_boundary, is_detectable_string_rgb
+from vision.coaster_types import FoundSide, recheck_types
 from vision.contract import build_contract, placed_items
 from vision.detect import (
     MIN_IMAGE_PX_PER_MM,
@@ -157,11 +160,16 @@ def score_photo(
         image, fit.plane, library, found, bounds, readable, canvas_px_per_mm(bounds)
     )
     view = rectify(image, fit.plane, bounds_with(bounds, wholes, _VIEW_MARGIN_MM))
+    sides = [
+        FoundSide(d.side, pose, d.points_local_mm[mask])
+        for k, (d, pose, mask) in enumerate(
+            zip(detections, fit.poses, fit.inlier_masks, strict=True)
+        )
+        if k < by_features or _napkin_confirmed(int(mask.sum()))
+    ]
     items = []
-    for k, (d, pose, mask) in enumerate(zip(detections, fit.poses, fit.inlier_masks, strict=True)):
-        if k >= by_features and not _napkin_confirmed(int(mask.sum())):
-            continue
-        item = identify(library, view, d.side, pose, d.points_local_mm[mask])
+    for found_side in recheck_types(view, library, sides, wholes):
+        item = identify(library, view, found_side.side, found_side.pose, found_side.points_local_mm)
         if item.side.kind is ItemKind.NAPKIN and not _napkin_border_seen(library, view, item):
             continue
         items.append(item)

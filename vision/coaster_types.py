@@ -1,0 +1,133 @@
+"""Re-decide the type of coasters found by features that their art does not explain.
+
+The feature passes (:mod:`vision.detect`) find a coaster by the features of any part of its art.
+Icons repeat across types (the $1 pretzel is printed on the beer, double and triple coasters),
+so a coaster seen through a few features of one icon can be taken for another type that holds
+a like icon, and placed where that icon sits on it: the outline and the other icons then fall
+on the table or on other items, and the placed art correlates poorly with the photo. On 78
+validation and held-out photos (132 face-up coasters with 20 matched features or fewer), the
+misread ones correlated -0.04 to 0.48, their true placement 0.67 to 0.95; rightly read ones
+correlated 0.22 to 0.97, and the best rival of each (another type, or the same type anchored
+on another of its icons) reached 0.62 only once, 0.03 above it.
+
+:func:`recheck_type` compares a face-up coaster's art at its pose with the view's ink, over its
+pixels clear of the other items (:func:`vision.art_fit.art_correlation`). When it falls short of
+:data:`MIN_CORRELATION`, competing placements are tried: every coaster face with one of its
+icons laid over the icon of the found coaster that holds most of its matched features (same
+turn), and every coaster face of the same shape at the same pose (features on the shared rim
+print); each is refined (:func:`vision.art_fit.refine_pose`). The best replaces the coaster
+when it reaches :data:`MIN_CORRELATION` and beats the coaster's own refined art by
+:data:`MIN_GAIN`.
+
+Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`vision.art`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from shapely import contains_xy
+
+from games.beer_pretzels.catalogue import Face, ItemKind
+from vision.art import ArtLibrary, Side
+from vision.art_fit import MAX_SHIFT_MM, art_correlation, ink_arts, refine_pose
+from vision.detect import CanvasView
+from vision.hidden import Placement, covered_mask
+from vision.plane import ItemPose
+
+#: A coaster's art must correlate this much with its clear pixels to keep its type unchecked,
+#: and a competing placement this much to replace it (as a hidden coaster must to be found).
+MIN_CORRELATION = 0.62
+#: How much better than the coaster's own art (refined) a competing placement must correlate.
+MIN_GAIN = 0.25
+#: Matched features within this of an icon's outline count as on that icon (mm).
+_ON_ICON_MM = 2.0
+
+
+@dataclass(frozen=True)
+class FoundSide:
+    """An item side found by its features: ``pose`` in table mm, the matched features in the
+    side's frame (``points_local_mm``, (N, 2) side-local mm)."""
+
+    side: Side
+    pose: ItemPose
+    points_local_mm: np.ndarray
+
+
+def recheck_types(
+    view: CanvasView, library: ArtLibrary, found: list[FoundSide], also: list[Placement]
+) -> list[FoundSide]:
+    """``found`` with every coaster face re-checked by :func:`recheck_type` against the other
+    items (``found`` and ``also``: their pixels are not compared)."""
+    out = []
+    for k, item in enumerate(found):
+        if item.side.kind is ItemKind.COASTER and item.side.face is Face.UP:
+            item = recheck_type(view, library, item, [*found[:k], *found[k + 1 :], *also])
+        out.append(item)
+    return out
+
+
+def recheck_type(
+    view: CanvasView, library: ArtLibrary, coaster: FoundSide, others: list[Placement]
+) -> FoundSide:
+    """The coaster face ``coaster``, or the rival placement that explains the view better when
+    its own art does not (module docstring); pixels covered by ``others`` are not compared."""
+    side, pose = coaster.side, coaster.pose
+    local = _local_view(view, side, pose)
+    covered = covered_mask(local, others)
+    arts = ink_arts(library, side, local.px_per_mm)
+    if art_correlation(local, arts, pose, covered) >= MIN_CORRELATION:
+        return coaster
+    own = refine_pose(local, arts, pose, covered)[0]
+    best, best_score = coaster, max(MIN_CORRELATION, own + MIN_GAIN)
+    table_points = pose.local_to_table(coaster.points_local_mm)
+    for rival_side, rival_pose in _rival_placements(library, side, pose, coaster.points_local_mm):
+        rival_arts = ink_arts(library, rival_side, local.px_per_mm)
+        score, refined = refine_pose(local, rival_arts, rival_pose, covered)
+        if score >= best_score:
+            best = FoundSide(rival_side, refined, refined.table_to_local(table_points))
+            best_score = score
+    return best
+
+
+def _rival_placements(
+    library: ArtLibrary, side: Side, pose: ItemPose, points_local_mm: np.ndarray
+) -> list[tuple[Side, ItemPose]]:
+    """Placements of other coaster faces that would show what the matched features saw: each
+    face's icons laid over the icon that holds most of the features, and the faces of the same
+    shape at the same pose."""
+    faces = [s for s in library.sides if s.kind is ItemKind.COASTER and s.face is Face.UP]
+    catalogue = library.catalogue
+    icons = catalogue.coaster_type(side.type_name).icons
+    held = [
+        int(contains_xy(i.outline_mm.buffer(_ON_ICON_MM), *points_local_mm.T).sum()) for i in icons
+    ]
+    out = [(s, pose) for s in faces if s != side and s.shape == side.shape]
+    if not held or max(held) == 0:
+        return out
+    anchor_local = np.asarray(icons[int(np.argmax(held))].outline_mm.centroid.coords[0])
+    anchor = pose.local_to_table(anchor_local[None])[0]
+    for face in faces:
+        for icon in catalogue.coaster_type(face.type_name).icons:
+            at_origin = ItemPose((0.0, 0.0), pose.angle_rad)
+            offset = at_origin.local_to_table(np.asarray(icon.outline_mm.centroid.coords))[0]
+            centre = anchor - offset
+            if face == side and np.hypot(*(centre - pose.center_mm)) < MAX_SHIFT_MM:
+                continue  # the found placement itself
+            out.append((face, ItemPose((float(centre[0]), float(centre[1])), pose.angle_rad)))
+    return out
+
+
+def _local_view(view: CanvasView, side: Side, pose: ItemPose) -> CanvasView:
+    """The part of ``view`` any rival placement of the coaster can reach (same pixels, same
+    scale; its origin moved to the crop's corner)."""
+    reach = (3 * side.shape.half_extent_mm + MAX_SHIFT_MM) * view.px_per_mm + 2
+    cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
+    h, w = view.image_bgr.shape[:2]
+    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
+    x1, y1 = min(w, int(cx + reach) + 1), min(h, int(cy + reach) + 1)
+    origin = view.canvas_to_table(np.array([[x0, y0]], float))[0]
+    return CanvasView(
+        view.image_bgr[y0:y1, x0:x1], (float(origin[0]), float(origin[1])), view.px_per_mm
+    )
