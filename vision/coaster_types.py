@@ -17,7 +17,8 @@ icons laid over the icon of the found coaster that holds most of its matched fea
 turn), and every coaster face of the same shape at the same pose (features on the shared rim
 print); each is refined (:func:`vision.art_fit.refine_pose`). The best replaces the coaster
 when it reaches :data:`MIN_CORRELATION` and beats the coaster's own refined art by
-:data:`MIN_GAIN`.
+:data:`MIN_GAIN`. When a rival placement is a coaster found already, the coaster was a second
+reading of it through one of its icons, and is dropped.
 
 Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`vision.art`).
 """
@@ -41,6 +42,9 @@ from vision.plane import ItemPose
 MIN_CORRELATION = 0.62
 #: How much better than the coaster's own art (refined) a competing placement must correlate.
 MIN_GAIN = 0.25
+#: A rival placement this close to an item found (centre, mm; turn, deg) is that item.
+SAME_PLACE_MM = 4.0
+SAME_TURN_DEG = 8.0
 #: Matched features within this of an icon's outline count as on that icon (mm).
 _ON_ICON_MM = 2.0
 
@@ -59,36 +63,58 @@ def recheck_types(
     view: CanvasView, library: ArtLibrary, found: list[FoundSide], also: list[Placement]
 ) -> list[FoundSide]:
     """``found`` with every coaster face re-checked by :func:`recheck_type` against the other
-    items (``found`` and ``also``: their pixels are not compared)."""
+    items (``found`` and ``also``: their pixels are not compared), second readings dropped."""
     out = []
     for k, item in enumerate(found):
+        checked: FoundSide | None = item
         if item.side.kind is ItemKind.COASTER and item.side.face is Face.UP:
-            item = recheck_type(view, library, item, [*found[:k], *found[k + 1 :], *also])
-        out.append(item)
+            checked = recheck_type(view, library, item, [*found[:k], *found[k + 1 :], *also])
+        if checked is not None:
+            out.append(checked)
     return out
 
 
 def recheck_type(
     view: CanvasView, library: ArtLibrary, coaster: FoundSide, others: list[Placement]
-) -> FoundSide:
+) -> FoundSide | None:
     """The coaster face ``coaster``, or the rival placement that explains the view better when
-    its own art does not (module docstring); pixels covered by ``others`` are not compared."""
+    its own art does not (module docstring); pixels covered by ``others`` are not compared.
+    None when a rival placement is one of ``others`` (the same side within
+    :data:`SAME_PLACE_MM` and :data:`SAME_TURN_DEG`): the coaster is a second reading, through
+    one of its icons, of a coaster found already."""
     side, pose = coaster.side, coaster.pose
     local = _local_view(view, side, pose)
     covered = covered_mask(local, others)
     arts = ink_arts(library, side, local.px_per_mm)
     if art_correlation(local, arts, pose, covered) >= MIN_CORRELATION:
         return coaster
+    rivals = _rival_placements(library, side, pose, coaster.points_local_mm)
+    if any(_is_placed(rival, others) for rival in rivals):
+        return None
     own = refine_pose(local, arts, pose, covered)[0]
     best, best_score = coaster, max(MIN_CORRELATION, own + MIN_GAIN)
     table_points = pose.local_to_table(coaster.points_local_mm)
-    for rival_side, rival_pose in _rival_placements(library, side, pose, coaster.points_local_mm):
+    for rival_side, rival_pose in rivals:
         rival_arts = ink_arts(library, rival_side, local.px_per_mm)
         score, refined = refine_pose(local, rival_arts, rival_pose, covered)
         if score >= best_score:
             best = FoundSide(rival_side, refined, refined.table_to_local(table_points))
             best_score = score
     return best
+
+
+def _is_placed(placement: tuple[Side, ItemPose], items: list[Placement]) -> bool:
+    """Whether one of ``items`` is ``placement``'s side at about its pose."""
+    side, pose = placement
+    for item in items:
+        turn = np.angle(np.exp(1j * (item.pose.angle_rad - pose.angle_rad)))
+        if (
+            item.side == side
+            and np.hypot(*np.subtract(item.pose.center_mm, pose.center_mm)) < SAME_PLACE_MM
+            and abs(np.rad2deg(turn)) < SAME_TURN_DEG
+        ):
+            return True
+    return False
 
 
 def _rival_placements(

@@ -93,3 +93,12 @@ def test_only_coaster_faces_their_art_does_not_explain_change(catalogue):
     assert checked[0].side == beer.side
     assert np.hypot(*np.subtract(checked[0].pose.center_mm, BEER_MM)) < 1.5
     assert checked[1] is right
+
+
+def test_a_second_reading_of_a_coaster_found_already_is_dropped(catalogue):
+    beer = Placed(side(catalogue, "coaster", "beer"), "red", BEER_MM, BEER_TURN)
+    view = _view(catalogue, [beer])
+    # found, 1.5 mm and 2 deg off: poses from features are that exact
+    found = FoundSide(beer.side, ItemPose((111.0, 101.2), BEER_TURN + 0.035), np.zeros((12, 2)))
+    misread = _misread_as_triple(catalogue, 0)
+    assert recheck_types(view, art_library(catalogue), [found, misread], []) == [found]
