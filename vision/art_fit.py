@@ -49,10 +49,17 @@ def ink_arts(library: ArtLibrary, side: Side, px_per_mm: float) -> InkArts:
     return InkArts(side, inks, alpha.astype(np.float32) / 255)
 
 
-def art_correlation(view: CanvasView, arts: InkArts, pose: ItemPose, covered: np.ndarray) -> float:
+def art_correlation(
+    view: CanvasView,
+    arts: InkArts,
+    pose: ItemPose,
+    covered: np.ndarray,
+    min_clear_share: float = 0.0,
+) -> float:
     """The best normalised correlation (-1..1), over the ink variants of ``arts``, of the art's
     ink placed at ``pose`` with the view's ink, over the art's pixels clear of ``covered``
-    ((H, W) bool of the view); -1 when fewer than 30 such pixels show."""
+    ((H, W) bool of the view); -1 when fewer than 30 such pixels show, or fewer than
+    ``min_clear_share`` of the art's (a few pixels agree with anything)."""
     side = arts.side
     h, w = view.ink.shape
     cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
@@ -64,8 +71,9 @@ def art_correlation(view: CanvasView, arts: InkArts, pose: ItemPose, covered: np
     m = art_to_box_matrix(view, side, pose, (x0, y0, x1, y1))
     size = (x1 - x0, y1 - y0)
     placed = cv2.warpAffine(arts.alpha, m, size, flags=cv2.INTER_LINEAR, borderValue=0)
-    inside = (placed > 0.99) & ~covered[y0:y1, x0:x1]
-    if inside.sum() < _MIN_PIXELS:
+    whole = placed > 0.99
+    inside = whole & ~covered[y0:y1, x0:x1]
+    if inside.sum() < max(_MIN_PIXELS, min_clear_share * whole.sum()):
         return -1.0
     observed = view.ink[y0:y1, x0:x1][inside].astype(np.float64)
     best = -1.0
@@ -76,12 +84,16 @@ def art_correlation(view: CanvasView, arts: InkArts, pose: ItemPose, covered: np
 
 
 def refine_pose(
-    view: CanvasView, arts: InkArts, pose: ItemPose, covered: np.ndarray
+    view: CanvasView,
+    arts: InkArts,
+    pose: ItemPose,
+    covered: np.ndarray,
+    min_clear_share: float = 0.0,
 ) -> tuple[float, ItemPose]:
-    """Hill-climb the pose on :func:`art_correlation`: angle in :data:`FINE_STEP_DEG` steps,
-    centre in 1-px steps, up to :data:`MAX_SHIFT_MM` from where it started. Returns the best
-    correlation and its pose."""
-    score = art_correlation(view, arts, pose, covered)
+    """Hill-climb the pose on :func:`art_correlation` (with ``min_clear_share``): angle in
+    :data:`FINE_STEP_DEG` steps, centre in 1-px steps, up to :data:`MAX_SHIFT_MM` from where it
+    started. Returns the best correlation and its pose."""
+    score = art_correlation(view, arts, pose, covered, min_clear_share)
     start = np.asarray(pose.center_mm)
     step_mm = 1.0 / view.px_per_mm
     moves = [(0.0, 0.0, np.deg2rad(d)) for d in (-FINE_STEP_DEG, FINE_STEP_DEG)] + [
@@ -95,7 +107,7 @@ def refine_pose(
             if np.hypot(*(centre - start)) > MAX_SHIFT_MM:
                 continue
             trial = ItemPose((float(centre[0]), float(centre[1])), pose.angle_rad + da)
-            value = art_correlation(view, arts, trial, covered)
+            value = art_correlation(view, arts, trial, covered, min_clear_share)
             if value > score + 1e-4:
                 score, pose, improved = value, trial, True
     return score, pose

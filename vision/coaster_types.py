@@ -15,10 +15,12 @@ pixels clear of the other items (:func:`vision.art_fit.art_correlation`). When i
 :data:`MIN_CORRELATION`, competing placements are tried: every coaster face with one of its
 icons laid over the icon of the found coaster that holds most of its matched features (same
 turn), and every coaster face of the same shape at the same pose (features on the shared rim
-print); each is refined (:func:`vision.art_fit.refine_pose`). The best replaces the coaster
+print); each is refined (:func:`vision.art_fit.refine_pose`) where :data:`MIN_CLEAR_SHARE` of
+it shows clear of the other items. The best replaces the coaster
 when it reaches :data:`MIN_CORRELATION` and beats the coaster's own refined art by
 :data:`MIN_GAIN`. When a rival placement is a coaster found already, the coaster was a second
-reading of it through one of its icons, and is dropped.
+reading of it through one of its icons, and is dropped if that coaster's art explains the
+pixels better (of two readings of one coaster, the right one stays whichever is checked).
 
 Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`vision.art`).
 """
@@ -40,6 +42,9 @@ from vision.plane import ItemPose
 #: A coaster's art must correlate this much with its clear pixels to keep its type unchecked,
 #: and a competing placement this much to replace it (as a hidden coaster must to be found).
 MIN_CORRELATION = 0.62
+#: A rival placement is judged only where this share of its art or more is clear of the other
+#: items: a few pixels agree with any art.
+MIN_CLEAR_SHARE = 0.3
 #: How much better than the coaster's own art (refined) a competing placement must correlate.
 MIN_GAIN = 0.25
 #: A rival placement this close to an item found (centre, mm; turn, deg) is that item.
@@ -80,8 +85,9 @@ def recheck_type(
     """The coaster face ``coaster``, or the rival placement that explains the view better when
     its own art does not (module docstring); pixels covered by ``others`` are not compared.
     None when a rival placement is one of ``others`` (the same side within
-    :data:`SAME_PLACE_MM` and :data:`SAME_TURN_DEG`): the coaster is a second reading, through
-    one of its icons, of a coaster found already."""
+    :data:`SAME_PLACE_MM` and :data:`SAME_TURN_DEG`) whose art explains the pixels around
+    better than the coaster's (the two compared without each other's cover): the coaster is
+    a second reading, through one of its icons, of a coaster found already."""
     side, pose = coaster.side, coaster.pose
     local = _local_view(view, side, pose)
     covered = covered_mask(local, others)
@@ -89,22 +95,28 @@ def recheck_type(
     if art_correlation(local, arts, pose, covered) >= MIN_CORRELATION:
         return coaster
     rivals = _rival_placements(library, side, pose, coaster.points_local_mm)
-    if any(_is_placed(rival, others) for rival in rivals):
-        return None
+    twins = [t for t in (_placed_as(rival, others) for rival in rivals) if t is not None]
+    for twin in twins:
+        rest = covered_mask(local, [o for o in others if o is not twin])
+        theirs = art_correlation(
+            local, ink_arts(library, twin.side, local.px_per_mm), twin.pose, rest
+        )
+        if theirs > art_correlation(local, arts, pose, rest):
+            return None
     own = refine_pose(local, arts, pose, covered)[0]
     best, best_score = coaster, max(MIN_CORRELATION, own + MIN_GAIN)
     table_points = pose.local_to_table(coaster.points_local_mm)
     for rival_side, rival_pose in rivals:
         rival_arts = ink_arts(library, rival_side, local.px_per_mm)
-        score, refined = refine_pose(local, rival_arts, rival_pose, covered)
+        score, refined = refine_pose(local, rival_arts, rival_pose, covered, MIN_CLEAR_SHARE)
         if score >= best_score:
             best = FoundSide(rival_side, refined, refined.table_to_local(table_points))
             best_score = score
     return best
 
 
-def _is_placed(placement: tuple[Side, ItemPose], items: list[Placement]) -> bool:
-    """Whether one of ``items`` is ``placement``'s side at about its pose."""
+def _placed_as(placement: tuple[Side, ItemPose], items: list[Placement]) -> Placement | None:
+    """The one of ``items`` that is ``placement``'s side at about its pose, if any."""
     side, pose = placement
     for item in items:
         turn = np.angle(np.exp(1j * (item.pose.angle_rad - pose.angle_rad)))
@@ -113,8 +125,8 @@ def _is_placed(placement: tuple[Side, ItemPose], items: list[Placement]) -> bool
             and np.hypot(*np.subtract(item.pose.center_mm, pose.center_mm)) < SAME_PLACE_MM
             and abs(np.rad2deg(turn)) < SAME_TURN_DEG
         ):
-            return True
-    return False
+            return item
+    return None
 
 
 def _rival_placements(
