@@ -16,11 +16,11 @@ pixels clear of the other items (:func:`vision.art_fit.art_correlation`). When i
 icons laid over the icon of the found coaster that holds most of its matched features (same
 turn), and every coaster face of the same shape at the same pose (features on the shared rim
 print); each is refined (:func:`vision.art_fit.refine_pose`) where :data:`MIN_CLEAR_SHARE` of
-it shows clear of the other items. The best replaces the coaster
-when it reaches :data:`MIN_CORRELATION` and beats the coaster's own refined art by
-:data:`MIN_GAIN`. When a rival placement is a coaster found already, the coaster was a second
-reading of it through one of its icons, and is dropped if that coaster's art explains the
-pixels better (of two readings of one coaster, the right one stays whichever is checked).
+it shows clear of the other items. The best replaces the coaster when it reaches
+:data:`MIN_CORRELATION` and beats the coaster's own refined art by :data:`MIN_GAIN`. When a
+rival placement is a coaster found already, the coaster was a second reading of it through
+one of its icons, and is dropped if that coaster's art explains the pixels better (of two
+readings of one coaster, the right one stays whichever is checked).
 
 Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`vision.art`).
 """
@@ -146,10 +146,10 @@ def _rival_placements(
         return out
     anchor_local = np.asarray(icons[int(np.argmax(held))].outline_mm.centroid.coords[0])
     anchor = pose.local_to_table(anchor_local[None])[0]
+    turned = ItemPose((0.0, 0.0), pose.angle_rad)  # side-local offsets turned onto the table
     for face in faces:
         for icon in catalogue.coaster_type(face.type_name).icons:
-            at_origin = ItemPose((0.0, 0.0), pose.angle_rad)
-            offset = at_origin.local_to_table(np.asarray(icon.outline_mm.centroid.coords))[0]
+            offset = turned.local_to_table(np.asarray(icon.outline_mm.centroid.coords))[0]
             centre = anchor - offset
             if face == side and np.hypot(*(centre - pose.center_mm)) < MAX_SHIFT_MM:
                 continue  # the found placement itself
