@@ -12,11 +12,12 @@ on another of its icons) reached 0.62 only once, 0.03 above it.
 
 :func:`recheck_type` compares a face-up coaster's art at its pose with the view's ink, over its
 pixels clear of the other items (:func:`vision.art_fit.art_correlation`). When it falls short of
-:data:`MIN_CORRELATION`, competing placements are tried: every coaster face with one of its
-icons laid over the icon of the found coaster that holds most of its matched features (same
-turn), and every coaster face of the same shape at the same pose (features on the shared rim
-print); each is refined (:func:`vision.art_fit.refine_pose`) where :data:`MIN_CLEAR_SHARE` of
-it shows clear of the other items. The best replaces the coaster when it reaches
+:data:`MIN_CORRELATION` (the correlation a hidden coaster needs to be found,
+:data:`vision.hidden.MIN_CORRELATION`), competing placements are tried: every coaster face with
+one of its icons laid over the icon of the found coaster that holds most of its matched features
+(same turn), and every coaster face of the same shape at the same pose (features on the shared
+rim print); each is refined (:func:`vision.art_fit.refine_pose`) where :data:`MIN_CLEAR_SHARE`
+of it shows clear of the other items. The best replaces the coaster when it reaches
 :data:`MIN_CORRELATION` and beats the coaster's own refined art by :data:`MIN_GAIN`. When a
 rival placement is a coaster found already, the coaster was a second reading of it through
 one of its icons, and is dropped if that coaster's art explains the pixels better (of two
@@ -36,12 +37,9 @@ from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side
 from vision.art_fit import MAX_SHIFT_MM, art_correlation, ink_arts, refine_pose
 from vision.detect import CanvasView
-from vision.hidden import Placement, covered_mask
+from vision.hidden import MIN_CORRELATION, Placement, covered_mask
 from vision.plane import ItemPose
 
-#: A coaster's art must correlate this much with its clear pixels to keep its type unchecked,
-#: and a competing placement this much to replace it (as a hidden coaster must to be found).
-MIN_CORRELATION = 0.62
 #: A rival placement is judged only where this share of its art or more is clear of the other
 #: items: a few pixels agree with any art.
 MIN_CLEAR_SHARE = 0.3
