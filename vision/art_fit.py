@@ -18,7 +18,6 @@ import numpy as np
 
 from vision.art import ArtLibrary, Side
 from vision.detect import CanvasView
-from vision.hidden import normalised_correlation
 from vision.identify import art_to_box_matrix
 from vision.plane import ItemPose
 
@@ -60,6 +59,46 @@ def art_correlation(
     ink placed at ``pose`` with the view's ink, over the art's pixels clear of ``covered``
     ((H, W) bool of the view); -1 when fewer than 30 such pixels show, or fewer than
     ``min_clear_share`` of the art's (a few pixels agree with anything)."""
+    placed = _place(view, arts, pose)
+    if placed is None:
+        return -1.0
+    (x0, y0, x1, y1), m, whole = placed
+    inside = whole & ~covered[y0:y1, x0:x1]
+    if inside.sum() < max(_MIN_PIXELS, min_clear_share * whole.sum()):
+        return -1.0
+    observed = view.ink[y0:y1, x0:x1][inside].astype(np.float64)
+    best = -1.0
+    for ink in arts.inks:
+        art = cv2.warpAffine(
+            ink, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        best = max(best, normalised_correlation(observed, art[inside].astype(np.float64)))
+    return best
+
+
+def clear_share(view: CanvasView, arts: InkArts, pose: ItemPose, covered: np.ndarray) -> float:
+    """Share (0..1) of the art's pixels placed at ``pose`` that the view shows clear of
+    ``covered`` ((H, W) bool of the view); 0 when the art falls outside the view."""
+    placed = _place(view, arts, pose)
+    if placed is None:
+        return 0.0
+    (x0, y0, x1, y1), _, whole = placed
+    return float((whole & ~covered[y0:y1, x0:x1]).sum()) / max(1, int(whole.sum()))
+
+
+def normalised_correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson correlation (-1..1) of two equal-length samples; -1 when either is flat."""
+    a, b = a - a.mean(), b - b.mean()
+    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / den) if den > 1e-9 else -1.0
+
+
+def _place(
+    view: CanvasView, arts: InkArts, pose: ItemPose
+) -> tuple[tuple[int, int, int, int], np.ndarray, np.ndarray] | None:
+    """The art placed at ``pose`` in the view: its box (x0, y0, x1, y1; canvas px), the affine
+    matrix from art px to the box, and the (box-sized) bool of the art's solid pixels; None
+    when less than 8 px of the box lies in the view."""
     side = arts.side
     h, w = view.ink.shape
     cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
@@ -67,20 +106,12 @@ def art_correlation(
     x0, y0 = max(0, int(np.floor(cx - r))), max(0, int(np.floor(cy - r)))
     x1, y1 = min(w, int(np.ceil(cx + r)) + 1), min(h, int(np.ceil(cy + r)) + 1)
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return -1.0
+        return None
     m = art_to_box_matrix(view, side, pose, (x0, y0, x1, y1))
-    size = (x1 - x0, y1 - y0)
-    placed = cv2.warpAffine(arts.alpha, m, size, flags=cv2.INTER_LINEAR, borderValue=0)
-    whole = placed > 0.99
-    inside = whole & ~covered[y0:y1, x0:x1]
-    if inside.sum() < max(_MIN_PIXELS, min_clear_share * whole.sum()):
-        return -1.0
-    observed = view.ink[y0:y1, x0:x1][inside].astype(np.float64)
-    best = -1.0
-    for ink in arts.inks:
-        art = cv2.warpAffine(ink, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        best = max(best, normalised_correlation(observed, art[inside].astype(np.float64)))
-    return best
+    placed = cv2.warpAffine(
+        arts.alpha, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderValue=0
+    )
+    return (x0, y0, x1, y1), m, placed > 0.99
 
 
 def refine_pose(

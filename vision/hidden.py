@@ -6,9 +6,10 @@ where every coaster is its art at the view's scale, rotated and shifted: a rigid
 the remaining SIFT features are matched against the coaster face templates, and each match
 predicts the coaster's centre and angle from its feature orientation (the scale is known, so a
 match whose feature size disagrees is dropped). Small groups of matches (a few are enough) that
-agree on centre and angle give a candidate, refined by a rigid least-squares fit; a candidate is
-accepted only when its art, warped to the pose, correlates strongly with the pixels of its
-outline that no item found covers (normalised correlation on the ink channel).
+agree on centre and angle give a candidate, refined by a rigid least-squares fit, then on its art
+(angle and shift; :func:`vision.art_fit.refine_pose`); a candidate is accepted only when its art,
+placed there, correlates strongly with the pixels of its outline that no item found covers
+(normalised correlation on the ink channel, the art sharp and blurred).
 
 Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`vision.art`).
 """
@@ -24,9 +25,10 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from games.beer_pretzels.catalogue import Face, ItemKind
-from vision.art import ArtLibrary, Side, ink_channel
+from vision.art import ArtLibrary, Side
+from vision.art_fit import clear_share, ink_arts, refine_pose
 from vision.detect import CanvasView, _ratio_matches, _sift_features
-from vision.identify import IdentifiedItem, item_box, render
+from vision.identify import IdentifiedItem
 from vision.plane import ItemPose
 
 #: Fewest agreeing matches for a candidate.
@@ -84,8 +86,7 @@ def find_hidden_coasters(
 ) -> list[HiddenCoaster]:
     """Coaster faces partly hidden under ``items`` (already found in ``view``), verified by art."""
     covered = covered_mask(view, items)
-    ink = view.ink
-    features = _sift_features(ink, (~covered).astype(np.uint8) * 255)
+    features = _sift_features(view.ink, (~covered).astype(np.uint8) * 255)
     if len(features.points) < MIN_MATCHES:
         return []
     p = view.px_per_mm
@@ -105,7 +106,7 @@ def find_hidden_coasters(
         canvas = features.points[query]
         centre_mm = view.canvas_to_table(canvas) - _rotate(local, angle)
         for pose, members in _clusters(centre_mm, angle, local, view.canvas_to_table(canvas)):
-            candidate = _verify(view, library, side, pose, local[members], covered, ink)
+            candidate = _verify(view, library, side, pose, local[members], covered)
             if candidate is not None:
                 found.append(candidate)
     return distinct(found, items)
@@ -169,33 +170,19 @@ def _verify(
     pose: ItemPose,
     points_local_mm: np.ndarray,
     covered: np.ndarray,
-    ink: np.ndarray,
 ) -> HiddenCoaster | None:
-    """The candidate if its art's ink correlates with its visible pixels (best colour)."""
-    box = item_box(view, side, pose)
-    x0, y0, x1, y1 = box
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        return None
-    renderings = [render(library, view, side, c, pose, box) for c in library.catalogue.color_names]
-    alpha = renderings[0].alpha > 0.99
-    visible = alpha & ~covered[y0:y1, x0:x1]
-    share = float(visible.sum()) / max(1, int(alpha.sum()))
-    if share < MIN_VISIBLE_SHARE:
-        return None
-    observed = ink[y0:y1, x0:x1][visible].astype(np.float64)
-    best = -1.0
-    for r in renderings:
-        art = ink_channel(np.clip(r.bgr, 0, 255).astype(np.uint8))[visible].astype(np.float64)
-        best = max(best, normalised_correlation(observed, art))
-    if best < MIN_CORRELATION:
-        return None
-    return HiddenCoaster(side, pose, points_local_mm, best, share)
+    """The candidate at its refined pose if its art's ink explains its visible pixels.
 
-
-def normalised_correlation(a: np.ndarray, b: np.ndarray) -> float:
-    a, b = a - a.mean(), b - b.mean()
-    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
-    return float((a * b).sum() / den) if den > 1e-9 else -1.0
+    A pose from three or four matches is off by a degree or a millimetre, which at a coaster's
+    rim decorrelates its print; so the pose is first refined on the art (angle and shift, the art
+    as printed and blurred as a camera out of focus sees it: :func:`vision.art_fit.refine_pose`),
+    as the outline and type passes do, and judged there."""
+    arts = ink_arts(library, side, view.px_per_mm)
+    correlation, pose = refine_pose(view, arts, pose, covered, MIN_VISIBLE_SHARE)
+    if correlation < MIN_CORRELATION:
+        return None
+    share = clear_share(view, arts, pose, covered)
+    return HiddenCoaster(side, pose, points_local_mm, correlation, share)
 
 
 def distinct(found: list[HiddenCoaster], items: list[Placement]) -> list[HiddenCoaster]:
