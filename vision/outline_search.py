@@ -1,4 +1,4 @@
-"""A detection pass for whole coasters the feature passes missed, found by their outline.
+"""Detection passes for coasters the feature passes missed, found by their outline.
 
 A coaster far out of focus, or a few px across, keeps none of the fine print SIFT keys on, yet
 its outline (a disc or a rounded square of known size on the table plane) and the layout of its
@@ -19,6 +19,10 @@ the hidden pass (:mod:`vision.hidden`) runs after it. Two steps:
    correlation over sides, angles, shifts and blurs must reach :data:`MIN_CORRELATION`, so a
    glass's round foot or a coin pile of a coaster's size is not taken for one.
 
+The same two steps find coasters partly *under* the items found, after the feature passes
+(:func:`find_coasters_under_items`): the outline is correlated over its clear part alone
+(:func:`partial_outline_peaks`), and the art over the coaster's clear pixels.
+
 Frames: *canvas px* (a rectified view's pixels), *table mm*, *side-local mm* (see
 :mod:`vision.art`).
 """
@@ -34,10 +38,10 @@ from shapely import contains_xy
 
 from games.beer_pretzels.catalogue import Face, ItemKind, Shape
 from vision.art import ArtLibrary, Side
-from vision.art_fit import BLURS_MM, MAX_SHIFT_MM, ink_arts, refine_pose
+from vision.art_fit import BLURS_MM, MAX_SHIFT_MM, clear_share, ink_arts, refine_pose
 from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.errors import NoGameFound
-from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct
+from vision.hidden import MIN_VISIBLE_SHARE, HiddenCoaster, Placement, covered_mask, distinct
 from vision.plane import ItemPose, TablePlane
 
 #: Scale the outlines are searched at (px per mm).
@@ -55,6 +59,9 @@ MIN_OUTLINE_SCORE = 0.3
 _MAX_PEAKS = 12
 #: A peak's outline must be this share clear of the items found (it is a whole coaster).
 MIN_CLEAR_SHARE = 0.6
+#: A coaster partly under the items found shows at least this share of its outline (and less
+#: than :data:`MIN_CLEAR_SHARE`; its outline's clear part is correlated alone).
+MIN_PARTIAL_SHARE = 0.25
 #: Angle steps of the rounded square's outline templates (deg; the shape repeats every 90).
 _SQUARE_STEP_DEG = 5.0
 #: Angle steps of the coarse art comparison (deg).
@@ -98,16 +105,30 @@ def find_coasters_by_outline(
     sides = _coaster_faces(library)
     confirmed = []
     for peak in search_outlines(image_bgr, plane, library, found, around_mm, readable_px_per_mm):
-        reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM
-        centre = np.asarray(peak.center_mm)
-        local = rectify(
-            image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
-        )
-        same_shape = [s for s in sides if s.shape == peak.shape]
-        candidate = _best_placement(local, library, same_shape, peak, covered_mask(local, found))
+        candidate = _confirm(image_bgr, plane, library, sides, peak, found, px_per_mm)
         if candidate is not None:
             confirmed.append(candidate)
     return distinct(confirmed, found)
+
+
+def _confirm(
+    image_bgr: np.ndarray,
+    plane: TablePlane,
+    library: ArtLibrary,
+    sides: list[Side],
+    peak: OutlinePeak,
+    found: list[Placement],
+    px_per_mm: float,
+) -> HiddenCoaster | None:
+    """The coaster at ``peak`` if one of ``sides`` of its shape explains the table around it,
+    rectified at ``px_per_mm``, clear of the items ``found`` (:func:`_best_placement`)."""
+    reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM
+    centre = np.asarray(peak.center_mm)
+    local = rectify(
+        image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
+    )
+    same_shape = [s for s in sides if s.shape == peak.shape]
+    return _best_placement(local, library, same_shape, peak, covered_mask(local, found))
 
 
 def search_outlines(
@@ -120,23 +141,65 @@ def search_outlines(
 ) -> list[OutlinePeak]:
     """Places where a coaster's whole outline shows clear of the items ``found`` (the
     arguments of :func:`find_coasters_by_outline`), best first."""
+    searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm)
+    if searched is None:
+        return []
+    shapes = {s.shape for s in _coaster_faces(library)}
+    return outline_peaks(*searched, shapes)
+
+
+def find_coasters_under_items(
+    image_bgr: np.ndarray,
+    plane: TablePlane,
+    library: ArtLibrary,
+    found: list[Placement],
+    around_mm: np.ndarray,
+    readable_px_per_mm: float,
+    px_per_mm: float,
+) -> list[HiddenCoaster]:
+    """Face-up coasters partly under the items ``found`` whose outline shows where it is clear
+    of them (:func:`partial_outline_peaks`), each confirmed by its art over its pixels clear of
+    them like a whole one (the arguments of :func:`find_coasters_by_outline`); best-correlated
+    first, none placed where an item found or a better one lies."""
+    searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm)
+    if searched is None:
+        return []
+    sides = _coaster_faces(library)
+    confirmed = []
+    for peak in partial_outline_peaks(*searched, {s.shape for s in sides}):
+        candidate = _confirm(image_bgr, plane, library, sides, peak, found, px_per_mm)
+        if candidate is not None and candidate.visible_share >= MIN_VISIBLE_SHARE:
+            confirmed.append(candidate)
+    return distinct(confirmed, found)
+
+
+def _search_view(
+    image_bgr: np.ndarray,
+    plane: TablePlane,
+    found: Iterable[Placement],
+    around_mm: np.ndarray,
+    readable_px_per_mm: float,
+) -> tuple[CanvasView, np.ndarray] | None:
+    """The table within :data:`SEARCH_REACH_MM` of ``around_mm`` that the photo shows at
+    ``readable_px_per_mm`` or more, rectified at :data:`SEARCH_PX_PER_MM`, and its
+    (canvas-sized) bool of what is not to be searched: the items ``found`` and what lies beyond
+    the photo; None when no such table shows."""
     h, w = image_bgr.shape[:2]
     try:
         footprint = table_footprint_mm(plane, (w, h), readable_px_per_mm)
     except NoGameFound:  # nowhere readable beyond the items found: nothing more to search
-        return []
+        return None
     region = np.asarray(around_mm, float) + np.array([-1, -1, 1, 1]) * SEARCH_REACH_MM
     low = np.maximum(region[:2], footprint[:2])
     high = np.minimum(region[2:], footprint[2:])
     if (high - low).min() <= 0:
-        return []
+        return None
     bounds = np.array([*low, *high])
     view = rectify(image_bgr, plane, bounds, px_per_mm=SEARCH_PX_PER_MM)
     # the table beyond the photo's edges is not seen: as good as covered
     white = np.full_like(image_bgr, 255)
     seen = rectify(white, plane, bounds, px_per_mm=SEARCH_PX_PER_MM).image_bgr[:, :, 0] > 127
-    shapes = {s.shape for s in _coaster_faces(library)}
-    return outline_peaks(view, covered_mask(view, found) | ~seen, shapes)
+    return view, covered_mask(view, found) | ~seen
 
 
 def bounds_with(
@@ -194,6 +257,65 @@ def outline_peaks(view: CanvasView, covered: np.ndarray, shapes: set[Shape]) -> 
         if len(peaks) == _MAX_PEAKS:
             break
     return peaks
+
+
+def partial_outline_peaks(
+    view: CanvasView, covered: np.ndarray, shapes: set[Shape]
+) -> list[OutlinePeak]:
+    """Places in ``view`` where one of ``shapes`` lies partly under ``covered`` (canvas-sized
+    bool) and shows its outline where it is clear: between :data:`MIN_PARTIAL_SHARE` and
+    :data:`MIN_CLEAR_SHARE` of the outline clear, and the edge strength over the clear part of
+    the shape's window correlating :data:`MIN_OUTLINE_SCORE` or more with the outline there (a
+    normalised correlation over the clear pixels alone, so the items found neither help nor
+    hurt); best first, at most :data:`_MAX_PEAKS`."""
+    q = view.px_per_mm
+    clear = (~covered).astype(np.float32)
+    edges = _edge_strength(view.image_bgr, _SMOOTH_MM * q) * clear
+    edges_sq = edges * edges
+    best = np.full(edges.shape, -1.0, np.float32)
+    which: list[tuple[Shape, float]] = []
+    index = np.zeros(edges.shape, np.int32)
+    for shape in sorted(shapes, key=lambda s: (s.kind, s.size_mm)):
+        side_px = _outline_template(shape, 0.0, q).shape[0]
+        n = np.maximum(_window_sums(clear, side_px), 1.0)
+        edge_sum = _window_sums(edges, side_px)
+        edge_var = _window_sums(edges_sq, side_px) - edge_sum * edge_sum / n
+        for angle in _outline_angles(shape):
+            template = _outline_template(shape, angle, q)
+            band = _band_sums(clear, template)
+            covariance = _band_sums(edges, template) - band * edge_sum / n
+            band_var = band - band * band / n
+            score = covariance / np.sqrt(np.maximum(band_var * edge_var, 1e-6))
+            share = band / template.sum()
+            score[(share < MIN_PARTIAL_SHARE) | (share >= MIN_CLEAR_SHARE)] = -1.0
+            better = score > best
+            best[better] = score[better]
+            index[better] = len(which)
+            which.append((shape, angle))
+    if not which:
+        return []
+    radius = max(1, round(0.5 * min(s.size_mm for s in shapes) * q))
+    local_max = best >= cv2.dilate(best, np.ones((2 * radius + 1, 2 * radius + 1), np.uint8))
+    ys, xs = np.nonzero(local_max & (best >= MIN_OUTLINE_SCORE))
+    peaks = []
+    for k in np.argsort(-best[ys, xs])[:_MAX_PEAKS]:
+        shape, angle = which[index[ys[k], xs[k]]]
+        x, y = view.canvas_to_table(np.array([[xs[k], ys[k]]], float))[0]
+        peaks.append(OutlinePeak(shape, (float(x), float(y)), angle, float(best[ys[k], xs[k]])))
+    return peaks
+
+
+def _band_sums(image: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """Per canvas px, the sum of ``image`` weighted by ``template`` centred there (zero beyond
+    the canvas)."""
+    return cv2.filter2D(image, cv2.CV_32F, template, borderType=cv2.BORDER_CONSTANT)
+
+
+def _window_sums(image: np.ndarray, side_px: int) -> np.ndarray:
+    """Per canvas px, the sum of ``image`` over the (odd) ``side_px`` square centred there (zero
+    beyond the canvas)."""
+    size = (side_px, side_px)
+    return cv2.boxFilter(image, cv2.CV_32F, size, normalize=False, borderType=cv2.BORDER_CONSTANT)
 
 
 def _edge_strength(image_bgr: np.ndarray, sigma_px: float) -> np.ndarray:
@@ -266,7 +388,8 @@ def _best_placement(
     if best is None or best[0] < MIN_CORRELATION:
         return None
     score, side, pose = best
-    return HiddenCoaster(side, pose, _interior_points(side), score, 1.0)
+    share = clear_share(view, ink_arts(library, side, view.px_per_mm), pose, covered)
+    return HiddenCoaster(side, pose, _clear_points(view, side, pose, covered), score, share)
 
 
 def _coarse_turns(
@@ -311,11 +434,18 @@ def _coarse_turns(
     return out
 
 
-def _interior_points(side: Side) -> np.ndarray:
-    """(N, 2) side-local mm: a 10 mm grid over the side's shape (the whole coaster shows)."""
+def _clear_points(view: CanvasView, side: Side, pose: ItemPose, covered: np.ndarray) -> np.ndarray:
+    """(N, 2) side-local mm: a 10 mm grid over the side's shape, where the view shows it clear
+    of ``covered`` (the pixels later stages judge the coaster's colour on)."""
     half = side.shape.half_extent_mm
     g = np.arange(-half, half + 1e-6, 10.0)
     xx, yy = np.meshgrid(g, g)
     points = np.stack([xx.ravel(), yy.ravel()], 1)
     polygon = side.shape.polygon_mm.buffer(-5.0)
-    return points[contains_xy(polygon, points[:, 0], points[:, 1])]
+    points = points[contains_xy(polygon, points[:, 0], points[:, 1])]
+    xy = np.round(view.table_to_canvas(pose.local_to_table(points))).astype(int)
+    h, w = covered.shape
+    inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    clear = np.zeros(len(points), bool)
+    clear[inside] = ~covered[xy[inside, 1], xy[inside, 0]]
+    return points[clear]

@@ -13,7 +13,8 @@
     (:func:`vision.outline_search.find_coasters_by_outline`);
 4b. re-decide the type of coasters whose art does not explain the photo
     (:func:`vision.coaster_types.recheck_types`), then find coasters mostly hidden under the
-    items found (:func:`vision.hidden.find_hidden_coasters`);
+    items found by their features (:func:`vision.hidden.find_hidden_coasters`) and by the part
+    of their outline that shows (:func:`vision.outline_search.find_coasters_under_items`);
 5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
 6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`), and
    check every icon the items found leave visible against the photo: whatever else lies over
@@ -61,7 +62,7 @@ from vision.identify import IdentifiedItem, identify, light_gains
 from vision.load import LoadedPhoto, load_photo
 from vision.napkins import border_agreement, find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
-from vision.outline_search import bounds_with, find_coasters_by_outline
+from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
 from vision.ownership import one_of_each
 from vision.plane import ItemObservation, ItemPose, PlaneFit, TablePlane, fit_table_plane
 from vision.segmentation import segmenter, segmenter_enabled
@@ -179,6 +180,10 @@ def score_photo(
         items.append(identify(library, view, whole.side, whole.pose, whole.points_local_mm))
     for hidden in find_hidden_coasters(view, library, items):
         items.append(identify(library, view, hidden.side, hidden.pose, hidden.points_local_mm))
+    for under in find_coasters_under_items(
+        image, fit.plane, library, items, bounds, readable, view.px_per_mm
+    ):
+        items.append(identify(library, view, under.side, under.pose, under.points_local_mm))
     items = one_of_each(library, view, items)
     stacking = stacking_order(view, items)
     item_mask, string_prior = _item_mask(items, fit.plane, (w, h)), None

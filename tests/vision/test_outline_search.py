@@ -7,10 +7,15 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 import pytest
+from shapely import Polygon, contains_xy
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import Side, art_library
-from vision.outline_search import find_coasters_by_outline, search_outlines
+from vision.outline_search import (
+    find_coasters_by_outline,
+    find_coasters_under_items,
+    search_outlines,
+)
 from vision.plane import ItemPose, TablePlane
 
 PX_PER_MM = 1.0
@@ -89,3 +94,53 @@ def test_a_table_shown_nowhere_readable_is_not_searched(catalogue):
     around = np.array([20.0, 20.0, 220.0, 250.0])
     # the photo shows the table at 1 px/mm: asking for 5 px/mm leaves nothing readable
     assert search_outlines(image, plane, art_library(catalogue), found, around, 5.0) == []
+
+
+def _under_scene(catalogue, type_name: str, turn_deg: float):
+    """(image, plane, hidden, found) of a coaster half under a napkin found above it, beside a
+    found beer coaster; the hidden coaster is the one the search must find."""
+    hidden = Placed(
+        side(catalogue, "coaster", type_name), "green", (200.0, 120.0), np.deg2rad(turn_deg)
+    )
+    napkin = Placed(side(catalogue, "napkin"), "yellow", (255.0, 125.0), np.deg2rad(10.0))
+    beer = Placed(side(catalogue, "coaster", "beer"), "red", (80.0, 120.0), np.deg2rad(-40.0))
+    homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, [beer, hidden, napkin], homography, (640, 480))
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    found = [_Pose(p.side, ItemPose(p.center_mm, p.angle_rad)) for p in (beer, napkin)]
+    return image, plane, hidden, found
+
+
+@pytest.mark.parametrize(("type_name", "turn_deg"), [("triple", 25.0), ("soft", 160.0)])
+def test_a_coaster_partly_under_an_item_is_found_by_its_outline_and_art(
+    catalogue, type_name, turn_deg
+):
+    image, plane, hidden, found = _under_scene(catalogue, type_name, turn_deg)
+    library = art_library(catalogue)
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6)
+    assert len(coasters) == 1
+    assert coasters[0].side == hidden.side
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 2.0
+    assert 0.25 < coasters[0].visible_share < 0.9
+    # its colour is judged on its part clear of the items above it only
+    table = coasters[0].pose.local_to_table(coasters[0].points_local_mm)
+    assert len(table) > 0
+    for item in found:
+        outline = Polygon(item.pose.local_to_table(item.side.shape.polygon_mm.exterior.coords))
+        assert not contains_xy(outline, table[:, 0], table[:, 1]).any()
+
+
+def test_nothing_is_found_under_items_with_nothing_under_them(catalogue):
+    _, plane, _, found = _under_scene(catalogue, "triple", 25.0)
+    colours = ("red", "yellow")
+    items = [
+        Placed(f.side, c, f.pose.center_mm, f.pose.angle_rad)
+        for f, c in zip(found, colours, strict=True)
+    ]
+    bare = render_scene(
+        catalogue, items, table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0)), (640, 480)
+    )
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    library = art_library(catalogue)
+    assert find_coasters_under_items(bare, plane, library, found, around, 0.4, 1.6) == []
