@@ -250,7 +250,7 @@ def outline_peaks(view: CanvasView, covered: np.ndarray, shapes: set[Shape]) -> 
     for k in np.argsort(-best[ys, xs]):
         shape, angle = which[index[ys[k], xs[k]]]
         centre_mm = view.canvas_to_table(np.array([[xs[k], ys[k]]], float))[0]
-        if _clear_share(view, covered, shape, centre_mm, angle) < MIN_CLEAR_SHARE:
+        if _outline_clear_share(view, covered, shape, centre_mm, angle) < MIN_CLEAR_SHARE:
             continue
         centre = (float(centre_mm[0]), float(centre_mm[1]))
         peaks.append(OutlinePeak(shape, centre, angle, float(best[ys[k], xs[k]])))
@@ -347,19 +347,26 @@ def _outline_template(shape: Shape, angle_rad: float, px_per_mm: float) -> np.nd
     return template.astype(np.float32)
 
 
-def _clear_share(
+def _outline_clear_share(
     view: CanvasView, covered: np.ndarray, shape: Shape, centre_mm: np.ndarray, angle: float
 ) -> float:
     """Share of the shape's outline (placed at ``centre_mm``, ``angle``) inside the view and
     clear of ``covered``."""
     pose = ItemPose((float(centre_mm[0]), float(centre_mm[1])), angle)
-    px = view.table_to_canvas(pose.local_to_table(shape.polygon_mm.exterior.coords))
-    xy = np.round(px).astype(int)
+    return float(
+        _clear_at(view, covered, pose.local_to_table(shape.polygon_mm.exterior.coords)).mean()
+    )
+
+
+def _clear_at(view: CanvasView, covered: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
+    """(N,) bool: which of the (N, 2) table-mm points lie inside the view, clear of ``covered``
+    (canvas-sized bool)."""
+    xy = np.round(view.table_to_canvas(points_mm)).astype(int)
     h, w = covered.shape
     inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
     clear = np.zeros(len(xy), bool)
     clear[inside] = ~covered[xy[inside, 1], xy[inside, 0]]
-    return float(clear.mean())
+    return clear
 
 
 def _best_placement(
@@ -443,9 +450,4 @@ def _clear_points(view: CanvasView, side: Side, pose: ItemPose, covered: np.ndar
     points = np.stack([xx.ravel(), yy.ravel()], 1)
     polygon = side.shape.polygon_mm.buffer(-5.0)
     points = points[contains_xy(polygon, points[:, 0], points[:, 1])]
-    xy = np.round(view.table_to_canvas(pose.local_to_table(points))).astype(int)
-    h, w = covered.shape
-    inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    clear = np.zeros(len(points), bool)
-    clear[inside] = ~covered[xy[inside, 1], xy[inside, 0]]
-    return points[clear]
+    return points[_clear_at(view, covered, pose.local_to_table(points))]
