@@ -62,6 +62,9 @@ MIN_CLEAR_SHARE = 0.6
 #: A coaster partly under the items found shows at least this share of its outline (and less
 #: than :data:`MIN_CLEAR_SHARE`; its outline's clear part is correlated alone).
 MIN_PARTIAL_SHARE = 0.25
+#: Most places examined per photo for coasters partly under the items found (best first; a
+#: crowded table shows 30-40 arcs of a coaster's size).
+_MAX_PARTIAL_PEAKS = 36
 #: Angle steps of the rounded square's outline templates (deg; the shape repeats every 90).
 _SQUARE_STEP_DEG = 5.0
 #: Angle steps of the coarse art comparison (deg).
@@ -267,7 +270,7 @@ def partial_outline_peaks(
     :data:`MIN_CLEAR_SHARE` of the outline clear, and the edge strength over the clear part of
     the shape's window correlating :data:`MIN_OUTLINE_SCORE` or more with the outline there (a
     normalised correlation over the clear pixels alone, so the items found neither help nor
-    hurt); best first, at most :data:`_MAX_PEAKS`."""
+    hurt); best first, at most :data:`_MAX_PARTIAL_PEAKS`."""
     q = view.px_per_mm
     clear = (~covered).astype(np.float32)
     edges = _edge_strength(view.image_bgr, _SMOOTH_MM * q) * clear
@@ -298,7 +301,7 @@ def partial_outline_peaks(
     local_max = best >= cv2.dilate(best, np.ones((2 * radius + 1, 2 * radius + 1), np.uint8))
     ys, xs = np.nonzero(local_max & (best >= MIN_OUTLINE_SCORE))
     peaks = []
-    for k in np.argsort(-best[ys, xs])[:_MAX_PEAKS]:
+    for k in np.argsort(-best[ys, xs])[:_MAX_PARTIAL_PEAKS]:
         shape, angle = which[index[ys[k], xs[k]]]
         x, y = view.canvas_to_table(np.array([[xs[k], ys[k]]], float))[0]
         peaks.append(OutlinePeak(shape, (float(x), float(y)), angle, float(best[ys[k], xs[k]])))
