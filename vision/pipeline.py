@@ -184,7 +184,8 @@ def score_photo(
     for under in find_coasters_under_items(
         image, fit.plane, library, items, bounds, readable, view.px_per_mm
     ):
-        items.append(identify(library, view, under.side, under.pose, under.points_local_mm))
+        if _in_view(view, under.pose):
+            items.append(identify(library, view, under.side, under.pose, under.points_local_mm))
     items = one_of_each(library, view, items)
     stacking = stacking_order(view, items)
     item_mask, string_prior = _item_mask(items, fit.plane, (w, h)), None
@@ -437,6 +438,16 @@ def _napkin_by_border(
     return identify(
         library, view, fit.side, fit.pose, fit.pose.table_to_local(features_mm), keep_side=True
     )
+
+
+def _in_view(view: CanvasView, pose: ItemPose) -> bool:
+    """Whether an item's centre (table mm) lies in ``view``. The view spans every item found
+    and :data:`_VIEW_MARGIN_MM` around; a coaster partly under them lies within it, while the
+    search for such coasters also reaches the photo's edges, where one cut off by the edge
+    can show as little of its outline as one under an item."""
+    x, y = view.table_to_canvas(np.array([pose.center_mm]))[0]
+    h, w = view.image_bgr.shape[:2]
+    return bool(0 <= x < w and 0 <= y < h)
 
 
 def _napkin_confirmed(edge_points: int) -> bool:

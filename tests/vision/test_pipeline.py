@@ -17,7 +17,13 @@ from vision.art import art_library
 from vision.detect import CanvasView, SideDetection, canvas_px_per_mm, table_footprint_mm
 from vision.errors import ImageTooSmall, NoGameFound, PhotoError, UnreadableImage
 from vision.load import load_photo
-from vision.pipeline import _at_item_resolution, _lit_string_rgb, _shape_change_px, score_photo
+from vision.pipeline import (
+    _at_item_resolution,
+    _in_view,
+    _lit_string_rgb,
+    _shape_change_px,
+    score_photo,
+)
 from vision.plane import ItemPose, TablePlane
 
 DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
@@ -166,3 +172,10 @@ def test_photo_decoded_at_its_own_size_is_kept() -> None:
     kept, plane = _at_item_resolution(data, loaded, coarse)
     assert kept is loaded
     assert np.array_equal(plane, coarse)
+
+
+def test_only_coasters_centred_in_the_view_are_identified() -> None:
+    view = CanvasView(np.zeros((100, 200, 3), np.uint8), (10.0, 20.0), 2.0)  # 100 x 50 mm
+    assert _in_view(view, ItemPose((50.0, 40.0), 0.3))
+    assert not _in_view(view, ItemPose((-200.0, 40.0), 0.0))  # beyond the items, at the edge
+    assert not _in_view(view, ItemPose((115.0, 40.0), 0.0))
