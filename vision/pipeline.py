@@ -420,16 +420,24 @@ def _lit_string_rgb(
 def _napkin_by_border(
     library: ArtLibrary, view: CanvasView, item: IdentifiedItem
 ) -> IdentifiedItem | None:
-    """A napkin (found by features or by edges) with the side its printed border shows, or
-    None where no border shows: table texture that happens to fit a few straight lines or
-    features does not repeat the border all around (:func:`vision.napkins.fit_border`). A
-    napkin whose side the border changes is identified again as that side."""
+    """A napkin (found by features or by edges) as its printed border shows it, or None where
+    no border shows: table texture that happens to fit a few straight lines or features does
+    not repeat the border all around (:func:`vision.napkins.fit_border`).
+
+    The border also decides the napkin's face: out of focus, the face's double stripe and the
+    back's single one explain the paper inside alike, while across the border their profiles
+    differ. A napkin whose side or pose the border changes is identified again there, its
+    features kept where they lie on the table.
+    """
     fit = fit_border(view, library, item.color, item.pose)
     if fit is None:
         return None
-    if fit.side == item.side:
+    if fit.side == item.side and fit.pose == item.pose:
         return item
-    return identify(library, view, fit.side, item.pose, item.points_local_mm, keep_side=True)
+    features_mm = item.pose.local_to_table(item.points_local_mm)
+    return identify(
+        library, view, fit.side, fit.pose, fit.pose.table_to_local(features_mm), keep_side=True
+    )
 
 
 def _in_view(view: CanvasView, pose: ItemPose) -> bool:
