@@ -20,7 +20,6 @@ from shapely.geometry import Polygon
 
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side, ink_channel
-from vision.art_fit import art_correlation, ink_arts
 from vision.detect import CanvasView, SideDetection
 from vision.plane import ItemPose
 
@@ -42,11 +41,6 @@ MIN_PAPER_SHARE = 0.5
 #: paper's by at least this share of the paper's.
 MAX_PAPER_SATURATION = 0.3
 MIN_STRIPE_CONTRAST = 0.15
-#: The stripe's ink is read in this band (share of the half size from the centre), which holds
-#: the face's stripe (56-60) and the back's (57.5-60) with 1.5 mm to spare for a centre fitted
-#: off, as this percentile of the band: the stripe fills a third of it or more.
-STRIPE_BAND = (54.0 / 65.0, 61.0 / 65.0)
-STRIPE_PERCENTILE = 20.0
 #: A candidate sharing more than this share of its area with a known napkin is that napkin.
 MAX_SHARED_AREA = 0.5
 #: At most this many napkins are looked for.
@@ -212,13 +206,12 @@ def _is_paper(
 ) -> bool:
     """Whether the candidate looks like a napkin: unsaturated paper inside a darker stripe.
 
-    Canvas px. Inside the stripe most pixels are unsaturated (paper), and the band where either
-    side's stripe runs is clearly darker in the ink channel than that paper (a printed border,
-    not bare table). The light's gains, when given, are divided out first (only their ratios
-    matter here).
+    Canvas px. Inside the stripe most pixels are unsaturated (paper), and the stripe band is
+    clearly darker in the ink channel than that paper (a printed border, not bare table). The
+    light's gains, when given, are divided out first (only their ratios matter here).
     """
     paper = _square_band(view, centre, angle, 0.0, half_px * 0.7)
-    stripe = _square_band(view, centre, angle, half_px * STRIPE_BAND[0], half_px * STRIPE_BAND[1])
+    stripe = _square_band(view, centre, angle, half_px * 57.8 / 65, half_px * 59.7 / 65)
     if len(paper) < 50 or len(stripe) < 20:
         return False
     if light_bgr is not None:
@@ -228,7 +221,7 @@ def _is_paper(
     if (saturation < MAX_PAPER_SATURATION).mean() < MIN_PAPER_SHARE:
         return False
     paper_ink = float(np.median(paper.min(axis=1)))
-    stripe_ink = float(np.percentile(stripe.min(axis=1), STRIPE_PERCENTILE))
+    stripe_ink = float(np.median(stripe.min(axis=1)))
     return paper_ink - stripe_ink > MIN_STRIPE_CONTRAST * paper_ink
 
 
@@ -356,74 +349,6 @@ _PROFILE_RANGE = (0.75, 0.99)
 _MIN_PROFILE_CORRELATION = 0.5
 
 
-#: Share of a napkin's border profiles that must look like its art where it was placed: a
-#: napkin half covered by another still passes.
-MIN_BORDER_AGREEMENT = 0.3
-#: A napkin whose border does not show where its edges or features placed it is looked for this
-#: far around that pose (mm, degrees): its straight edges leave it a few mm and degrees off when
-#: it lies out of focus or partly under another item.
-BORDER_SEARCH_MM = 6.0
-BORDER_SEARCH_DEG = 4.0
-#: A napkin found that way, or as the side it was not identified as, must show its border on
-#: two adjacent sides, each with at least this share of its profiles: straight wood grain,
-#: planks or a table's edge line up with one side's profiles and its opposite's, never with two
-#: perpendicular sides...
-MIN_ADJACENT_SIDE_SHARE = 0.25
-#: ...and its whole art's ink must correlate with the photo's at least this much (as a coaster
-#: found by its outline, :data:`vision.outline_search.MIN_CORRELATION`).
-MIN_ART_CORRELATION = 0.62
-#: The search's steps (mm, degrees), coarse to fine.
-_SEARCH_STEPS = ((2.0, 1.0), (1.0, 0.5), (0.5, 0.25))
-
-
-@dataclass(frozen=True)
-class BorderFit:
-    """A napkin's side (face or back) and pose (table mm) as its printed border shows them;
-    ``agreement``: the share of its border profiles that look like the art (0..1)."""
-
-    side: Side
-    pose: ItemPose
-    agreement: float
-
-
-def fit_border(
-    view: CanvasView, library: ArtLibrary, side: Side, color: str, pose: ItemPose
-) -> BorderFit | None:
-    """The napkin side and pose, at or near ``pose`` (table mm), whose border the photo shows;
-    ``side``: the side the napkin was identified as there.
-
-    Both sides are judged at ``pose``, and the one whose border profiles correlate best with
-    the photo (mean correlation) is kept: out of focus, the face's broad stripe and the back's
-    narrow one explain the paper inside alike, while across the border their profiles differ.
-    A napkin whose identified side shows :data:`MIN_BORDER_AGREEMENT` of its border is kept
-    there. Otherwise the other side is tried, then each side's pose is searched within
-    :data:`BORDER_SEARCH_MM` and :data:`BORDER_SEARCH_DEG` for the best mean correlation; what
-    is found that way must also show its border on two adjacent sides and be confirmed by its
-    whole art (:data:`MIN_ART_CORRELATION`): gingham, planks or a coaster's back can line up
-    with a border's profiles, never with the paper inside it. None: no napkin shows.
-    """
-    profiles = [_BorderProfiles(library, s, color, view.px_per_mm) for s in _napkin_sides(library)]
-    at_pose = [(p.correlations(view, pose), p) for p in profiles]
-    correlations, best = max(at_pose, key=lambda cp: float(cp[0].mean()))
-    if border_agreement(view, library, side, color, pose) >= MIN_BORDER_AGREEMENT:
-        return BorderFit(best.side, pose, _agreement(correlations))
-    if _agreement(correlations) < MIN_BORDER_AGREEMENT:
-        correlations, pose, side = max(
-            (p.search(view, pose) for p in profiles), key=lambda r: float(r[0].mean())
-        )
-    else:
-        side = best.side
-    shares = (correlations >= _MIN_PROFILE_CORRELATION).mean(axis=1)
-    adjacent = np.minimum(shares, np.roll(shares, -1)).max()
-    agreement = _agreement(correlations)
-    if agreement < MIN_BORDER_AGREEMENT or adjacent < MIN_ADJACENT_SIDE_SHARE:
-        return None
-    arts = ink_arts(library, side, view.px_per_mm)
-    if art_correlation(view, arts, pose, np.zeros(view.ink.shape, bool)) < MIN_ART_CORRELATION:
-        return None
-    return BorderFit(side, pose, agreement)
-
-
 def border_agreement(view: CanvasView, library: ArtLibrary, side: Side, color: str, pose) -> float:
     """Share of a napkin's border profiles that look like its art (0..1).
 
@@ -432,75 +357,26 @@ def border_agreement(view: CanvasView, library: ArtLibrary, side: Side, color: s
     profile of the art in ``color``: a printed border repeats all around, while table texture
     (wood grain, cloth) only lines up with a few of them. A flat profile counts as disagreeing.
     """
-    profiles = _BorderProfiles(library, side, color, view.px_per_mm)
-    return _agreement(profiles.correlations(view, pose))
-
-
-def _agreement(correlations: np.ndarray) -> float:
-    return float(np.mean(correlations >= _MIN_PROFILE_CORRELATION))
-
-
-def _napkin_sides(library: ArtLibrary) -> list[Side]:
-    return [s for s in library.sides if s.kind is ItemKind.NAPKIN]
-
-
-class _BorderProfiles:
-    """A napkin side's border profiles: where they run (side-local mm) and the art along them.
-
-    ``local``: (4 * profiles, samples, 2) side-local mm, the profiles of the four sides in
-    turn; ``expected``: the art's ink channel along them, each profile less its mean.
-    """
-
-    def __init__(self, library: ArtLibrary, side: Side, color: str, px_per_mm: float) -> None:
-        self.side = side
-        half = side.shape.size_mm / 2
-        r = np.arange(_PROFILE_RANGE[0] * half, _PROFILE_RANGE[1] * half, 0.5 / px_per_mm)
-        t = np.linspace(-_PROFILE_SPAN * half, _PROFILE_SPAN * half, _PROFILES_PER_SIDE)
-        local = []
-        for normal in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
-            n = np.array(normal)
-            u = np.array([-n[1], n[0]])
-            local.append(n * r[None, :, None] + u * t[:, None, None])
-        self.local = np.concatenate(local)
-        art = library.art_rgba(side, color, px_per_mm)
-        expected = _sample(ink_channel(art[:, :, :3]), (self.local + half) * px_per_mm - 0.5)
-        self.expected = expected - expected.mean(axis=1, keepdims=True)
-
-    def correlations(self, view: CanvasView, pose: ItemPose) -> np.ndarray:
-        """(4, profiles) normalised correlation (-1..1) of the photo's profiles with the art's,
-        the napkin placed at ``pose`` (table mm) in ``view``; one row per side."""
-        canvas_px = view.table_to_canvas(pose.local_to_table(self.local.reshape(-1, 2)))
-        seen = _sample(view.ink, canvas_px.reshape(self.local.shape))
-        seen -= seen.mean(axis=1, keepdims=True)
-        norm = np.linalg.norm(self.expected, axis=1) * np.linalg.norm(seen, axis=1)
-        correlation = (self.expected * seen).sum(axis=1) / np.maximum(norm, 1e-6)
-        return correlation.reshape(4, _PROFILES_PER_SIDE)
-
-    def search(self, view: CanvasView, pose: ItemPose) -> tuple[np.ndarray, ItemPose, Side]:
-        """Hill-climb from ``pose`` to the pose of best mean correlation within the search
-        bounds; returns its correlations, that pose and this side."""
-        offset = np.zeros(3)  # mm, mm, degrees
-
-        def placed(o: np.ndarray) -> ItemPose:
-            centre = np.asarray(pose.center_mm) + o[:2]
-            return ItemPose((float(centre[0]), float(centre[1])), pose.angle_rad + np.deg2rad(o[2]))
-
-        best = self.correlations(view, pose)
-        limits = np.array([BORDER_SEARCH_MM, BORDER_SEARCH_MM, BORDER_SEARCH_DEG])
-        for step_mm, step_deg in _SEARCH_STEPS:
-            steps = np.diag([step_mm, step_mm, step_deg])
-            moves = np.concatenate([steps, -steps])
-            improved = True
-            while improved:
-                improved = False
-                for move in moves:
-                    o = offset + move
-                    if np.any(np.abs(o) > limits + 1e-9):
-                        continue
-                    c = self.correlations(view, placed(o))
-                    if c.mean() > best.mean():
-                        best, offset, improved = c, o, True
-        return best, placed(offset), self.side
+    half = side.shape.size_mm / 2
+    ppm = view.px_per_mm
+    r = np.arange(_PROFILE_RANGE[0] * half, _PROFILE_RANGE[1] * half, 0.5 / ppm)
+    t = np.linspace(-_PROFILE_SPAN * half, _PROFILE_SPAN * half, _PROFILES_PER_SIDE)
+    local = []
+    for normal in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
+        n = np.array(normal)
+        u = np.array([-n[1], n[0]])
+        local.append(n * r[None, :, None] + u * t[:, None, None])
+    local = np.concatenate(local)  # (4 * profiles, len(r), 2) side-local mm
+    art = library.art_rgba(side, color, ppm)
+    art_px = (local + half) * ppm - 0.5
+    expected = _sample(ink_channel(art[:, :, :3]), art_px)
+    canvas_px = view.table_to_canvas(pose.local_to_table(local.reshape(-1, 2)))
+    seen = _sample(view.ink, canvas_px.reshape(local.shape))
+    expected -= expected.mean(axis=1, keepdims=True)
+    seen -= seen.mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(expected, axis=1) * np.linalg.norm(seen, axis=1)
+    correlation = (expected * seen).sum(axis=1) / np.maximum(norm, 1e-6)
+    return float(np.mean(correlation >= _MIN_PROFILE_CORRELATION))
 
 
 def _sample(image: np.ndarray, points_px: np.ndarray) -> np.ndarray:

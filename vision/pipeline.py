@@ -60,7 +60,7 @@ from vision.hidden import distinct, find_hidden_coasters
 from vision.icon_covers import find_icon_covers
 from vision.identify import IdentifiedItem, identify, light_gains
 from vision.load import LoadedPhoto, load_photo
-from vision.napkins import find_napkins, fit_border
+from vision.napkins import border_agreement, find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
 from vision.ownership import one_of_each
@@ -173,10 +173,9 @@ def score_photo(
     items = []
     for found_side in recheck_types(view, library, sides, wholes):
         item = identify(library, view, found_side.side, found_side.pose, found_side.points_local_mm)
-        if item.side.kind is ItemKind.NAPKIN:
-            item = _napkin_by_border(library, view, item)
-        if item is not None:
-            items.append(item)
+        if item.side.kind is ItemKind.NAPKIN and not _napkin_border_seen(library, view, item):
+            continue
+        items.append(item)
     for whole in distinct(wholes, items):
         items.append(identify(library, view, whole.side, whole.pose, whole.points_local_mm))
     for hidden in find_hidden_coasters(view, library, items):
@@ -377,6 +376,9 @@ def _fit_plane(
     )
 
 
+#: Share of a napkin's border profiles that must look like its art (see
+#: :func:`vision.napkins.border_agreement`): a napkin half covered by another still passes.
+MIN_NAPKIN_BORDER_AGREEMENT = 0.3
 #: A napkin found by its edges alone must keep this many edge points in the plane fit (its
 #: printed border is then checked like any napkin's).
 _MIN_NAPKIN_EDGE_POINTS = 6
@@ -417,23 +419,12 @@ def _lit_string_rgb(
     return lit_rgb if is_detectable_string_rgb(lit_rgb) else nominal_rgb
 
 
-def _napkin_by_border(
-    library: ArtLibrary, view: CanvasView, item: IdentifiedItem
-) -> IdentifiedItem | None:
-    """A napkin (found by features or by edges) as its printed border shows it, or None where
-    no border shows: table texture that happens to fit a few straight lines or features does
-    not repeat the border all around (:func:`vision.napkins.fit_border`). The border also
-    decides the napkin's side (face or back) and can move it a few mm; a napkin it changes is
-    identified again there, its features kept where they lie on the table."""
-    fit = fit_border(view, library, item.side, item.color, item.pose)
-    if fit is None:
-        return None
-    if fit.side == item.side and fit.pose == item.pose:
-        return item
-    features_mm = item.pose.local_to_table(item.points_local_mm)
-    return identify(
-        library, view, fit.side, fit.pose, fit.pose.table_to_local(features_mm), keep_side=True
-    )
+def _napkin_border_seen(library: ArtLibrary, view: CanvasView, item: IdentifiedItem) -> bool:
+    """Whether enough of a napkin's printed border shows where it was placed (any napkin,
+    found by features or by edges): table texture that happens to fit a few straight lines or
+    features does not repeat the border all around."""
+    agreement = border_agreement(view, library, item.side, item.color, item.pose)
+    return agreement >= MIN_NAPKIN_BORDER_AGREEMENT
 
 
 def _in_view(view: CanvasView, pose: ItemPose) -> bool:
@@ -450,7 +441,7 @@ def _napkin_confirmed(edge_points: int) -> bool:
     """Whether a napkin found by its straight edges also fits the plane.
 
     Its colour fit is not asked for: the border stripe is a few px wide, and at low resolution
-    its art explains it poorly even on a real napkin; :func:`_napkin_by_border` tells real
+    its art explains it poorly even on a real napkin; :func:`_napkin_border_seen` tells real
     napkins from table texture instead.
     """
     return edge_points >= _MIN_NAPKIN_EDGE_POINTS

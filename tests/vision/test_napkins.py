@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import CanvasView
-from vision.napkins import border_agreement, find_napkins, fit_border
+from vision.napkins import border_agreement, find_napkins
 from vision.plane import ItemPose
 
 PPM = 1.6
@@ -83,70 +82,3 @@ def test_a_napkin_under_a_warm_light_is_paper_once_the_light_is_discounted(catal
     found = find_napkins(view, library, [], light_bgr=warm * 0.9)
     assert len(found) == 1
     assert np.hypot(*np.subtract(found[0].pose.center_mm, napkin.center_mm)) < 1.0
-
-
-def _wood(size: int, seed: int) -> np.ndarray:
-    """A light wood table (BGR), its grain streaked along y."""
-    grain = np.cumsum(np.random.default_rng(seed).normal(0, 6, size)).clip(-40, 40)
-    wood = np.empty((size, size, 3), np.uint8)
-    wood[:] = (np.array([120, 170, 205]) + grain[None, :, None]).clip(0, 255)
-    return wood
-
-
-def _blurred_napkin_view(catalogue, napkin: Placed, blur_mm: float) -> CanvasView:
-    image = render_scene(
-        catalogue, [napkin], table_homography(PPM, origin_px=(0.0, 0.0)), (420, 420), (0, 0, 0)
-    )
-    image = np.where(image.sum(axis=2, keepdims=True) > 0, image, _wood(420, 3))
-    return CanvasView(cv2.GaussianBlur(image, (0, 0), blur_mm * PPM), (0.0, 0.0), PPM)
-
-
-def test_the_border_tells_a_blurred_napkin_face_from_its_back(catalogue) -> None:
-    library = art_library(catalogue)
-    for face in ("up", "down"):
-        napkin = Placed(side(catalogue, "napkin", None, face), "green", (130.0, 125.0), 0.3)
-        view = _blurred_napkin_view(catalogue, napkin, blur_mm=1.5)
-        fit = fit_border(
-            view, library, napkin.side, "green", ItemPose(napkin.center_mm, napkin.angle_rad)
-        )
-        assert fit is not None
-        assert fit.side == napkin.side
-        assert fit.pose == ItemPose(napkin.center_mm, napkin.angle_rad)  # its border shows there
-
-
-def test_a_napkin_placed_a_few_mm_off_is_moved_onto_its_border(catalogue) -> None:
-    library = art_library(catalogue)
-    napkin = Placed(side(catalogue, "napkin", None, "up"), "blue", (130.0, 125.0), 0.3)
-    view = _blurred_napkin_view(catalogue, napkin, blur_mm=1.0)
-    off = ItemPose((134.0, 121.5), 0.3 + np.deg2rad(2.5))
-    assert border_agreement(view, library, napkin.side, "blue", off) < 0.3
-    fit = fit_border(view, library, napkin.side, "blue", off)
-    assert fit is not None
-    assert fit.side == napkin.side
-    assert np.hypot(*np.subtract(fit.pose.center_mm, napkin.center_mm)) < 1.0
-    assert abs(fit.pose.angle_rad - napkin.angle_rad) < np.deg2rad(1.0)
-    assert fit.agreement > 0.8
-
-
-def test_no_border_is_found_on_bare_wood(catalogue) -> None:
-    library = art_library(catalogue)
-    view = CanvasView(_wood(420, 5), (0.0, 0.0), PPM)
-    back = side(catalogue, "napkin", None, "down")
-    for angle in (0.0, 0.4, np.pi / 4):
-        assert fit_border(view, library, back, "yellow", ItemPose((130.0, 130.0), angle)) is None
-
-
-def test_a_coaster_back_lined_up_with_a_napkin_corner_is_not_a_napkin(catalogue) -> None:
-    """A square coaster's back repeats the napkin's stripe; a napkin placed on its corner sees
-    that stripe along two adjacent sides, but not the paper inside."""
-    library = art_library(catalogue)
-    back = Placed(side(catalogue, "coaster", "triple", "down"), "green", (150.0, 150.0), 0.2)
-    image = render_scene(
-        catalogue, [back], table_homography(PPM, origin_px=(0.0, 0.0)), (480, 480), (120, 130, 140)
-    )
-    view = CanvasView(cv2.GaussianBlur(image, (0, 0), 0.8), (0.0, 0.0), PPM)
-    napkin = side(catalogue, "napkin", None, "down")
-    reach = napkin.shape.size_mm / 2 - back.side.shape.size_mm / 2  # corners together
-    c, s = np.cos(0.2), np.sin(0.2)
-    centre = np.array([150.0, 150.0]) + np.array([[c, -s], [s, c]]) @ np.array([reach, reach])
-    assert fit_border(view, library, napkin, "green", ItemPose(tuple(centre), 0.2)) is None
