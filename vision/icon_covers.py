@@ -4,9 +4,11 @@ Geometry decides which icons the items found cover. What it cannot know is what 
 a glass, a hand, a pretzel stick, a coin, or a game item the detection missed. So every icon
 that the found items leave visible is compared with the photo: the coaster's art, rendered at
 its pose with its light (:class:`vision.identify.IdentifiedItem`'s rendering and gains), should
-explain the icon's pixels. A blob of pixels that it does not explain (well above the item's own
-error level, larger than noise) is something lying over the icon; its outline goes into the
-scene as a foreign object (``Scene.foreign_mm``), which the scoring core treats as covering.
+explain the icon's pixels, within a pixel of the pose, or of the icon's own best placement
+when the coaster lies tilted or lifted on a stack. A blob of pixels that it does not explain
+(well above the item's own error level, larger than noise) is something lying over the icon;
+its outline goes into the scene as a foreign object (``Scene.foreign_mm``), which the scoring
+core treats as covering.
 
 Pixels near the outline of another item lying above the coaster, or of a face-down coaster
 (which covers nothing by the rules), are left to the geometry.
@@ -41,6 +43,18 @@ EDGE_MARGIN_MM = 2.0
 #: the pose and the lens are known to about a pixel.
 _BLUR_MM = 0.6
 _SHIFT_MM = 0.8
+#: Each icon may take a further shift (mm) of its own to match a coaster lifted on a stack...
+_ICON_SHIFT_MM = 2.0
+#: ...judged on at least this many of its pixels, and taken where it explains the worst of them
+#: clearly better: this percentile of their error at most this share of it in place (the
+#: art's edges a pixel off are the worst pixels of an icon in place).
+_MIN_ICON_PIXELS = 20
+#: The icon's placement is searched in steps of this (mm, at least a pixel), on at most this
+#: many of its pixels.
+_ICON_STEP_MM = 0.5
+_MAX_ICON_SAMPLES = 2048
+_ICON_ERROR_PERCENTILE = 90.0
+_ICON_SHIFT_GAIN = 0.85
 
 
 @dataclass(frozen=True)
@@ -83,18 +97,17 @@ def _covers_of(
     if x1 - x0 < 4 or y1 - y0 < 4:
         return []
     ppm = view.px_per_mm
-    error = _error_map(view, item)
     inside = item.rendering.alpha > 0.99
     left_to_geometry = _outlines_mask(view, others, item.rendering.box)
     judged = inside & ~left_to_geometry
     if judged.sum() < 50:
         return []
-    threshold = max(MIN_MISMATCH_LEVELS, MISMATCH_FACTOR * float(np.median(error[judged])))
+    icons = _icon_masks(view, catalogue, item)
+    error, threshold = _error_map(view, item, judged, icons)
     mismatch = (error > threshold) & judged
     speckless = np.ones((3, 3), np.uint8)
     mismatch = cv2.morphologyEx(mismatch.astype(np.uint8), cv2.MORPH_OPEN, speckless)
     min_pixels = MIN_COVER_AREA_MM2 * ppm * ppm
-    icons = _icon_masks(view, catalogue, item)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mismatch, connectivity=8)
     covers = []
     for blob in range(1, n):
@@ -131,17 +144,86 @@ def _icon_masks(
     return masks
 
 
-def _error_map(view: CanvasView, item: IdentifiedItem) -> np.ndarray:
+def _error_map(
+    view: CanvasView, item: IdentifiedItem, judged: np.ndarray, icons: dict[str, np.ndarray]
+) -> tuple[np.ndarray, float]:
     """Per-pixel error (summed BGR levels) of the item's lit art over its box, where the photo
-    disagrees with the art at every shift up to :data:`_SHIFT_MM` (after a light blur)."""
+    disagrees with the art at every shift up to :data:`_SHIFT_MM` (after a light blur); over
+    each icon (``icons``: box-sized masks) also around the icon's own best placement. And the
+    error above which a pixel disagrees: :data:`MISMATCH_FACTOR` times the median error of the
+    ``judged`` pixels at the coaster's own placement, at least :data:`MIN_MISMATCH_LEVELS`.
+
+    Each icon is matched on its own as well: the art shifted by up to :data:`_ICON_SHIFT_MM`
+    to where it explains the worst of the icon's ``judged`` pixels best, when clearly better
+    than in place (:data:`_ICON_ERROR_PERCENTILE`, :data:`_ICON_SHIFT_GAIN`). A coaster lying on a
+    stack stands a few mm above the table, its pose a little turned, and the icons off its
+    centre end up a pixel or two off: thin rings of disagreement along the art's edges, which
+    a shift of the whole icon removes, while something lying on the icon stays.
+    """
     x0, y0, x1, y1 = item.rendering.box
     sigma = max(0.5, _BLUR_MM * view.px_per_mm)
     observed = cv2.GaussianBlur(view.image_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), sigma)
     predicted = cv2.GaussianBlur(item.rendering.bgr * item.gains, (0, 0), sigma)
     shift = max(1, round(_SHIFT_MM * view.px_per_mm))
+    error = _shifted_error(observed, predicted, (0, 0), shift)
+    threshold = max(MIN_MISMATCH_LEVELS, MISMATCH_FACTOR * float(np.median(error[judged])))
+    reach = max(shift, round(_ICON_SHIFT_MM * view.px_per_mm))
+    step = max(1, round(_ICON_STEP_MM * view.px_per_mm))  # finer is left to ``shift``
+    for mask in icons.values():
+        if (mask & judged).sum() < _MIN_ICON_PIXELS:
+            continue
+        ys, xs = np.nonzero(mask)
+        margin = reach + shift  # the crop holds every pixel a shift brings over the icon
+        crop = (
+            slice(max(0, ys.min() - margin), ys.max() + 1 + margin),
+            slice(max(0, xs.min() - margin), xs.max() + 1 + margin),
+        )
+        placed = _icon_placed(
+            observed[crop], predicted[crop], (mask & judged)[crop], reach, step, shift
+        )
+        if placed is not None:
+            error[crop] = np.where(mask[crop], placed, error[crop])
+    return error, threshold
+
+
+def _icon_placed(
+    observed: np.ndarray,
+    predicted: np.ndarray,
+    region: np.ndarray,
+    reach: int,
+    step: int,
+    shift: int,
+) -> np.ndarray | None:
+    """Per-pixel error (as :func:`_shifted_error`) around the shift of ``predicted`` by up to
+    ``reach`` px (in ``step`` px) that explains the worst of the ``region`` pixels best (on at
+    most :data:`_MAX_ICON_SAMPLES` of them), or None when no shift
+    does clearly better than none (:data:`_ICON_ERROR_PERCENTILE`, :data:`_ICON_SHIFT_GAIN`)."""
+    h, w = region.shape
+    ys, xs = np.nonzero(region)
+    if len(ys) > _MAX_ICON_SAMPLES:  # evenly spread, enough for a percentile
+        keep = np.linspace(0, len(ys) - 1, _MAX_ICON_SAMPLES).astype(int)
+        ys, xs = ys[keep], xs[keep]
+    steps = range(-(reach // step) * step, reach + 1, step)
+    shifts = [(dy, dx) for dy in steps for dx in steps]
+    dy, dx = np.array(shifts).T[:, :, None]
+    moved = predicted[(ys - dy) % h, (xs - dx) % w]  # np.roll(predicted, (dy, dx)) at the region
+    errors = np.abs(observed[ys, xs] - moved).sum(axis=2)
+    worst = np.percentile(errors, _ICON_ERROR_PERCENTILE, axis=1)
+    worst_error = dict(zip(shifts, worst.tolist(), strict=True))
+    best = min(worst_error, key=worst_error.__getitem__)
+    if worst_error[best] > _ICON_SHIFT_GAIN * worst_error[(0, 0)]:
+        return None  # in place already, or under something no shift explains
+    return _shifted_error(observed, predicted, best, shift)
+
+
+def _shifted_error(
+    observed: np.ndarray, predicted: np.ndarray, at: tuple[int, int], shift: int
+) -> np.ndarray:
+    """Per-pixel least error (summed BGR levels) of ``predicted`` shifted by ``at`` (dy, dx px)
+    and then by up to ``shift`` px more each way."""
     error = np.full(observed.shape[:2], np.inf, np.float32)
-    for dy in range(-shift, shift + 1):
-        for dx in range(-shift, shift + 1):
+    for dy in range(at[0] - shift, at[0] + shift + 1):
+        for dx in range(at[1] - shift, at[1] + shift + 1):
             moved = np.roll(predicted, (dy, dx), axis=(0, 1))
             error = np.minimum(error, np.abs(observed - moved).sum(axis=2))
     return error
