@@ -49,12 +49,12 @@ _ICON_SHIFT_MM = 2.0
 #: clearly better: this percentile of their error at most this share of it in place (the
 #: art's edges a pixel off are the worst pixels of an icon in place).
 _MIN_ICON_PIXELS = 20
+_ICON_ERROR_PERCENTILE = 90.0
+_ICON_SHIFT_GAIN = 0.85
 #: The icon's placement is searched in steps of this (mm, at least a pixel), on at most this
 #: many of its pixels.
 _ICON_STEP_MM = 0.5
 _MAX_ICON_SAMPLES = 2048
-_ICON_ERROR_PERCENTILE = 90.0
-_ICON_SHIFT_GAIN = 0.85
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,8 @@ def _error_map(
     reach = max(shift, round(_ICON_SHIFT_MM * view.px_per_mm))
     step = max(1, round(_ICON_STEP_MM * view.px_per_mm))  # finer is left to ``shift``
     for mask in icons.values():
-        if (mask & judged).sum() < _MIN_ICON_PIXELS:
+        region = mask & judged
+        if region.sum() < _MIN_ICON_PIXELS:
             continue
         ys, xs = np.nonzero(mask)
         margin = reach + shift  # the crop holds every pixel a shift brings over the icon
@@ -178,9 +179,7 @@ def _error_map(
             slice(max(0, ys.min() - margin), ys.max() + 1 + margin),
             slice(max(0, xs.min() - margin), xs.max() + 1 + margin),
         )
-        placed = _icon_placed(
-            observed[crop], predicted[crop], (mask & judged)[crop], reach, step, shift
-        )
+        placed = _icon_placed(observed[crop], predicted[crop], region[crop], reach, step, shift)
         if placed is not None:
             error[crop] = np.where(mask[crop], placed, error[crop])
     return error, threshold
@@ -196,8 +195,8 @@ def _icon_placed(
 ) -> np.ndarray | None:
     """Per-pixel error (as :func:`_shifted_error`) around the shift of ``predicted`` by up to
     ``reach`` px (in ``step`` px) that explains the worst of the ``region`` pixels best (on at
-    most :data:`_MAX_ICON_SAMPLES` of them), or None when no shift
-    does clearly better than none (:data:`_ICON_ERROR_PERCENTILE`, :data:`_ICON_SHIFT_GAIN`)."""
+    most :data:`_MAX_ICON_SAMPLES` of them), or None when no shift does clearly better than
+    none (:data:`_ICON_ERROR_PERCENTILE`, :data:`_ICON_SHIFT_GAIN`)."""
     h, w = region.shape
     ys, xs = np.nonzero(region)
     if len(ys) > _MAX_ICON_SAMPLES:  # evenly spread, enough for a percentile
