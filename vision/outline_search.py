@@ -105,11 +105,27 @@ def find_coasters_by_outline(
     that the working image shows at ``readable_px_per_mm`` or more, each confirmed by its art
     in the table around it rectified at ``px_per_mm``; best-correlated first, none placed where
     an item found or a better one lies."""
+    peaks = search_outlines(image_bgr, plane, library, found, around_mm, readable_px_per_mm)
+    return _confirm_all(image_bgr, plane, library, peaks, found, px_per_mm)
+
+
+def _confirm_all(
+    image_bgr: np.ndarray,
+    plane: TablePlane,
+    library: ArtLibrary,
+    peaks: list[OutlinePeak],
+    found: list[Placement],
+    px_per_mm: float,
+    min_visible_share: float = 0.0,
+) -> list[HiddenCoaster]:
+    """The coasters at ``peaks`` their art confirms (:func:`_confirm`) showing at least
+    ``min_visible_share`` of their outline; best-correlated first, none placed where an item
+    ``found`` or a better one lies."""
     sides = _coaster_faces(library)
     confirmed = []
-    for peak in search_outlines(image_bgr, plane, library, found, around_mm, readable_px_per_mm):
+    for peak in peaks:
         candidate = _confirm(image_bgr, plane, library, sides, peak, found, px_per_mm)
-        if candidate is not None:
+        if candidate is not None and candidate.visible_share >= min_visible_share:
             confirmed.append(candidate)
     return distinct(confirmed, found)
 
@@ -167,13 +183,8 @@ def find_coasters_under_items(
     searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm)
     if searched is None:
         return []
-    sides = _coaster_faces(library)
-    confirmed = []
-    for peak in partial_outline_peaks(*searched, {s.shape for s in sides}):
-        candidate = _confirm(image_bgr, plane, library, sides, peak, found, px_per_mm)
-        if candidate is not None and candidate.visible_share >= MIN_VISIBLE_SHARE:
-            confirmed.append(candidate)
-    return distinct(confirmed, found)
+    peaks = partial_outline_peaks(*searched, {s.shape for s in _coaster_faces(library)})
+    return _confirm_all(image_bgr, plane, library, peaks, found, px_per_mm, MIN_VISIBLE_SHARE)
 
 
 def _search_view(
