@@ -74,6 +74,19 @@ def _load_predictions(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _prediction_or_error(record: dict[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
+    """A predictions-file record as (contract, None), or (None, error code) for a photo the
+    scorer could not score (``tablescore batch`` writes ``{"image", "error": {"code", ...}}``)
+    or that the file lacks."""
+    if record is None:
+        return None, "missing_prediction"
+    error = record.get("error")
+    if error is None:
+        return record, None
+    code = error.get("code") if isinstance(error, dict) else error
+    return None, str(code or "error")
+
+
 def _scorer() -> Callable[[GroundTruthPhoto], dict[str, Any]]:
     from vision.pipeline import score_photo  # the scorer is only needed when running it
 
@@ -108,8 +121,7 @@ def run(args: argparse.Namespace) -> int:
     for photo in tqdm(photos, unit="photo", desc="evaluate", disable=args.json):
         name = photo.image_path.name
         if predictions is not None:
-            predicted = predictions.get(name)
-            error = None if predicted is not None else "missing_prediction"
+            predicted, error = _prediction_or_error(predictions.get(name))
             results.append(
                 evaluate_photo(predicted, photo.truth, error=error, radius_px=args.match_px)
             )

@@ -98,6 +98,21 @@ def test_evaluate_reads_a_synthetic_set_with_predictions(tmp_path, capsys):
     assert summary["all"]["item_recall"] == 1.0 and summary["all"]["icons_accuracy"] == 1.0
 
 
+def test_evaluate_counts_the_batch_error_records_of_a_predictions_file(tmp_path, capsys):
+    out = tmp_path / "set"
+    main(["synth", "--n", "3", "--seed", "9", "--out", str(out), "--size", "400x300"])
+    truths = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+    failed = {"image": truths[1]["image"], "error": {"code": "no_game_found", "message": "..."}}
+    predictions = tmp_path / "pred.jsonl"
+    predictions.write_text("\n".join(json.dumps(r) for r in (truths[0], failed)))
+    capsys.readouterr()
+    assert main(["evaluate", str(out), "--predictions", str(predictions), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [p["error"] for p in report["photos"]] == [None, "no_game_found", "missing_prediction"]
+    assert report["summary"]["all"]["errors"] == 2
+    assert report["summary"]["all"]["exact_accuracy"] == 1 / 3
+
+
 def test_evaluate_refuses_a_folder_without_ground_truth(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path)]) == 2
     assert "no photos" in capsys.readouterr().err
