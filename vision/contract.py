@@ -7,6 +7,7 @@ table plane through the fitted plane model (lens distortion included).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -70,15 +71,20 @@ def build_contract(
     boundary_px: np.ndarray | None,
     working_to_displayed: float,
     warnings: list[str],
+    seen_items: Sequence[PlacedItem] | None = None,
 ) -> dict[str, Any]:
     """The contract dict (without ``timing_ms``).
 
     ``score`` is None when the scene could not be scored (no boundary): then no item is
     anchored or counted, every colour present has $0, and icon visibility is left out.
+    ``seen_items``: the scene's items where the camera sees them (a lifted item's top surface
+    appears displaced from where it lies, :mod:`vision.parallax`), for their pixel outlines;
+    default the scene's own.
     """
     items = []
     results = score.items if score is not None else [None] * len(scene.items)
-    for item, result in zip(scene.items, results, strict=True):
+    seen = scene.items if seen_items is None else seen_items
+    for item, result in zip(seen, results, strict=True):
         outline = np.asarray(item_polygon_mm(item, catalogue).exterior.coords)[:-1]
         centre = _px(np.array([item.center_mm]), plane, working_to_displayed)[0]
         entry: dict[str, Any] = {

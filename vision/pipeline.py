@@ -64,6 +64,7 @@ from vision.napkins import border_agreement, find_napkins
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
 from vision.ownership import one_of_each
+from vision.parallax import onto_table
 from vision.plane import ItemObservation, ItemPose, PlaneFit, TablePlane, fit_table_plane
 from vision.segmentation import segmenter, segmenter_enabled
 
@@ -193,14 +194,18 @@ def score_photo(
         item_mask |= segmentation.items_mask()
         string_prior = segmentation.probability("string")
     boundary = _find_boundary(image, item_mask, string_prior, catalogue.string.rgb, items)
-    boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
+    boundary_mm = (
+        np.zeros((0, 2)) if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
+    )
     warnings = _warnings(items, boundary)
-    placed = placed_items(items, stacking.z, catalogue)
+    seen = placed_items(items, stacking.z, catalogue)
     covers = find_icon_covers(view, catalogue, items, stacking.z)
+    on_table = onto_table(fit.plane, seen, covers, boundary_mm, catalogue)
+    placed = on_table.items
     scene = Scene(
-        boundary_mm=tuple(map(tuple, np.asarray(boundary_mm).tolist())),
+        boundary_mm=tuple(map(tuple, on_table.boundary_mm.tolist())),
         items=placed,
-        foreign_mm=tuple(tuple(map(tuple, c.outline_mm.tolist())) for c in covers),
+        foreign_mm=tuple(tuple(map(tuple, outline.tolist())) for outline in on_table.foreign_mm),
     )
     score = None
     if len(scene.boundary_mm) >= 3:
@@ -222,21 +227,26 @@ def score_photo(
         boundary_px=None if boundary is None else boundary.polygon_px,
         working_to_displayed=loaded.working_to_displayed,
         warnings=warnings,
+        seen_items=seen,
     )
     contract["timing_ms"] = {"total": round((time.perf_counter() - started) * 1000, 1)}
     return ScoredPhoto(
         contract=contract,
         photo=loaded,
-        icon_centers_px=_icon_centres(scene, catalogue, fit.plane, loaded.working_to_displayed),
+        icon_centers_px=_icon_centres(seen, catalogue, fit.plane, loaded.working_to_displayed),
     )
 
 
 def _icon_centres(
-    scene: Scene, catalogue: Catalogue, plane: TablePlane, working_to_displayed: float
+    seen: tuple[PlacedItem, ...],
+    catalogue: Catalogue,
+    plane: TablePlane,
+    working_to_displayed: float,
 ) -> list[list[tuple[float, float]]]:
-    """Centres of every item's icons in displayed px (empty for napkins and backs)."""
+    """Centres of every item's icons in displayed px (empty for napkins and backs), where the
+    camera sees them."""
     out = []
-    for item in scene.items:
+    for item in seen:
         outlines = icon_polygons_mm(item, catalogue)
         centres = [np.asarray(poly.centroid.coords[0]) for poly in outlines.values()]
         px = plane.table_to_image(np.array(centres)) * working_to_displayed if centres else []
