@@ -194,16 +194,14 @@ def score_photo(
         item_mask |= segmentation.items_mask()
         string_prior = segmentation.probability("string")
     boundary = _find_boundary(image, item_mask, string_prior, catalogue.string.rgb, items)
-    boundary_mm = (
-        np.zeros((0, 2)) if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
-    )
+    boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     seen = placed_items(items, stacking.z, catalogue)
     covers = find_icon_covers(view, catalogue, items, stacking.z)
-    on_table = onto_table(fit.plane, seen, covers, boundary_mm, catalogue)
+    on_table = onto_table(fit.plane, seen, covers, catalogue)
     placed = on_table.items
     scene = Scene(
-        boundary_mm=tuple(map(tuple, on_table.boundary_mm.tolist())),
+        boundary_mm=tuple(map(tuple, np.asarray(boundary_mm).tolist())),
         items=placed,
         foreign_mm=tuple(tuple(map(tuple, outline.tolist())) for outline in on_table.foreign_mm),
     )

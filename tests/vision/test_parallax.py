@@ -5,7 +5,7 @@ from shapely.geometry import Point
 from games.beer_pretzels.catalogue import load_catalogue
 from games.beer_pretzels.scene import PlacedItem
 from vision.icon_covers import IconCover
-from vision.parallax import camera_centre, onto_table, stack_heights_mm
+from vision.parallax import SETTLED_SHARE, camera_centre, onto_table, stack_heights_mm
 from vision.plane import TYPICAL_FOCAL_PER_LONG_SIDE, TablePlane
 
 SIZE = (2000, 1500)  # working image (px)
@@ -72,10 +72,11 @@ def test_stack_heights_follow_what_each_item_rests_on():
     a, b, c = Point(0, 0).buffer(40), Point(60, 0).buffer(40), Point(300, 0).buffer(40)
     d = Point(110, 0).buffer(40)  # on b only
     heights = stack_heights_mm([a, b, c, d], z=[0, 1, 2, 3], thickness_mm=[2.0, 2.0, 2.0, 1.5])
-    assert heights == [2.0, 4.0, 2.0, 5.5]
+    on_a = 2.0 + SETTLED_SHARE * 2.0
+    assert heights == pytest.approx([2.0, on_a, 2.0, 1.5 + SETTLED_SHARE * on_a])
 
 
-def test_lifted_items_their_covers_and_the_string_are_moved_to_where_they_lie():
+def test_lifted_items_and_their_covers_are_moved_to_where_they_lie():
     catalogue = load_catalogue()
     k, rotation = _camera(35.0, 1.1 * max(SIZE))
     plane = _plane(k, rotation)
@@ -87,29 +88,27 @@ def test_lifted_items_their_covers_and_the_string_are_moved_to_where_they_lie():
     seen = [coaster(0.0, 0), coaster(200.0, 1), coaster(400.0, 2), coaster(250.0, 3)]
     outline = np.array([[240.0, 290.0], [260.0, 290.0], [250.0, 310.0]])
     cover = IconCover(3, ("p1",), outline, 200.0)
-    string = np.array([[-100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [-100.0, 500.0]])
-    on_table = onto_table(plane, seen, [cover], string, catalogue)
+    on_table = onto_table(plane, seen, [cover], catalogue)
     camera = camera_centre(plane, (200.0, 300.0))
     assert camera is not None
     for before, after in zip(seen[:3], on_table.items[:3], strict=True):
         assert after.center_mm == pytest.approx(before.center_mm, abs=1e-9)
+    lift = SETTLED_SHARE * 2.0  # above the median top: one coaster's
     lifted = np.array([seen[3].center_mm])
-    assert np.array([on_table.items[3].center_mm]) == pytest.approx(camera.onto_table(lifted, 2.0))
+    assert np.array([on_table.items[3].center_mm]) == pytest.approx(camera.onto_table(lifted, lift))
     # toward the foot of the camera, by a few tenths of a mm at this distance
     moved = np.subtract(on_table.items[3].center_mm, seen[3].center_mm)
-    assert 0.3 < np.linalg.norm(moved) < 3.0
+    assert 0.2 < np.linalg.norm(moved) < 2.0
     assert np.linalg.norm(
         np.subtract(on_table.items[3].center_mm, camera.foot_mm)
     ) < np.linalg.norm(np.subtract(seen[3].center_mm, camera.foot_mm))
     assert on_table.items[3].angle_deg == seen[3].angle_deg and on_table.items[3].z == 3
-    assert on_table.foreign_mm[0] == pytest.approx(camera.onto_table(outline, 2.0))
-    # the cord's axis lies half its thickness (3 mm) above the table: 1 mm above the plane
-    assert on_table.boundary_mm == pytest.approx(camera.onto_table(string, 1.0))
+    assert on_table.foreign_mm[0] == pytest.approx(camera.onto_table(outline, lift))
 
 
 def test_a_scene_whose_camera_cannot_be_placed_is_left_as_seen():
     catalogue = load_catalogue()
     flat = TablePlane(np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 0.0]]), 0.0, 0.0, SIZE)
     seen = [PlacedItem("coaster", "red", "double", "up", (10.0, 20.0), 0.0, 0)]
-    on_table = onto_table(flat, seen, [], np.zeros((0, 2)), catalogue)
-    assert on_table.items == tuple(seen) and on_table.boundary_mm.shape == (0, 2)
+    on_table = onto_table(flat, seen, [], catalogue)
+    assert on_table.items == tuple(seen) and on_table.foreign_mm == []
