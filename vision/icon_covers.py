@@ -6,9 +6,10 @@ that the found items leave visible is compared with the photo: the coaster's art
 its pose with its light (:class:`vision.identify.IdentifiedItem`'s rendering and gains), should
 explain the icon's pixels, within a pixel of the pose, or of the icon's own best placement
 when the coaster lies tilted or lifted on a stack. A blob of pixels that it does not explain
-(well above the item's own error level, larger than noise) is something lying over the icon;
-its outline goes into the scene as a foreign object (``Scene.foreign_mm``), which the scoring
-core treats as covering.
+(well above the item's own error level, larger than noise) is something lying over the icon,
+unless the art's print still shows through it (a shadow's edge or a lamp's glare darkens or
+pales the print but does not hide it); its outline goes into the scene as a foreign object
+(``Scene.foreign_mm``), which the scoring core treats as covering.
 
 Pixels near the outline of another item lying above the coaster, or of a face-down coaster
 (which covers nothing by the rules), are left to the geometry.
@@ -36,6 +37,11 @@ MIN_MISMATCH_LEVELS = 90.0
 #: Disagreeing blobs on a coaster smaller than this (mm^2) are noise, glare specks or JPEG
 #: artefacts; larger ones that reach an icon are covers.
 MIN_COVER_AREA_MM2 = 8.0
+#: A disagreeing blob through which the art's print still shows is light (a shadow, a glare),
+#: not something lying on the coaster: the lit art varies by at least this much over it
+#: (standard deviation, BGR levels) and the photo correlates with it at least this well.
+MIN_PRINT_STD_LEVELS = 15.0
+MIN_PRINT_CORRELATION = 0.9
 #: Pixels this close to the outline of an item above, or of a face-down coaster, are left to
 #: the geometry (mm).
 EDGE_MARGIN_MM = 2.0
@@ -103,7 +109,8 @@ def _covers_of(
     if judged.sum() < 50:
         return []
     icons = _icon_masks(view, catalogue, item)
-    error, threshold = _error_map(view, item, judged, icons)
+    observed, predicted = _compared(view, item)
+    error, threshold = _error_map(view, observed, predicted, judged, icons)
     mismatch = (error > threshold) & judged
     speckless = np.ones((3, 3), np.uint8)
     mismatch = cv2.morphologyEx(mismatch.astype(np.uint8), cv2.MORPH_OPEN, speckless)
@@ -115,7 +122,7 @@ def _covers_of(
             continue
         pixels = labels == blob
         touched = [icon_id for icon_id, mask in icons.items() if (pixels & mask).any()]
-        if not touched:
+        if not touched or _print_shows(observed[pixels], predicted[pixels]):
             continue
         contours, _ = cv2.findContours(
             pixels.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
@@ -144,8 +151,36 @@ def _icon_masks(
     return masks
 
 
+def _compared(view: CanvasView, item: IdentifiedItem) -> tuple[np.ndarray, np.ndarray]:
+    """The photo over the item's box and its lit art there (float32 BGR levels), both after
+    the light blur of :data:`_BLUR_MM`."""
+    x0, y0, x1, y1 = item.rendering.box
+    sigma = max(0.5, _BLUR_MM * view.px_per_mm)
+    observed = cv2.GaussianBlur(view.image_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), sigma)
+    predicted = cv2.GaussianBlur(item.rendering.bgr * item.gains, (0, 0), sigma)
+    return observed, predicted
+
+
+def _print_shows(observed: np.ndarray, predicted: np.ndarray) -> bool:
+    """Whether the art's print still shows through a disagreeing blob, given the photo's and
+    the lit art's BGR levels over its pixels ((N, 3) each): the art varies there
+    (:data:`MIN_PRINT_STD_LEVELS`) and the photo follows it (:data:`MIN_PRINT_CORRELATION`).
+    Something lying on an icon hides its print; a shadow or a glare darkens or pales it. A
+    glare so bright that it washes the print out is still taken for a cover."""
+    if predicted.std() < MIN_PRINT_STD_LEVELS:
+        return False
+    art = predicted.ravel() - predicted.mean()
+    seen = observed.ravel() - observed.mean()
+    correlation = float(seen @ art) / (float(np.linalg.norm(seen) * np.linalg.norm(art)) + 1e-9)
+    return correlation >= MIN_PRINT_CORRELATION
+
+
 def _error_map(
-    view: CanvasView, item: IdentifiedItem, judged: np.ndarray, icons: dict[str, np.ndarray]
+    view: CanvasView,
+    observed: np.ndarray,
+    predicted: np.ndarray,
+    judged: np.ndarray,
+    icons: dict[str, np.ndarray],
 ) -> tuple[np.ndarray, float]:
     """Per-pixel error (summed BGR levels) of the item's lit art over its box, where the photo
     disagrees with the art at every shift up to :data:`_SHIFT_MM` (after a light blur); over
@@ -160,10 +195,6 @@ def _error_map(
     centre end up a pixel or two off: thin rings of disagreement along the art's edges, which
     a shift of the whole icon removes, while something lying on the icon stays.
     """
-    x0, y0, x1, y1 = item.rendering.box
-    sigma = max(0.5, _BLUR_MM * view.px_per_mm)
-    observed = cv2.GaussianBlur(view.image_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), sigma)
-    predicted = cv2.GaussianBlur(item.rendering.bgr * item.gains, (0, 0), sigma)
     shift = max(1, round(_SHIFT_MM * view.px_per_mm))
     error = _shifted_error(observed, predicted, (0, 0), shift)
     threshold = max(MIN_MISMATCH_LEVELS, MISMATCH_FACTOR * float(np.median(error[judged])))

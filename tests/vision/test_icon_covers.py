@@ -91,3 +91,25 @@ def test_icons_a_few_px_off_their_coaster_pose_have_no_cover_but_keep_a_coin(
     cv2.circle(moved, _icon_centre_px(catalogue, coaster, icons[0].id), 9, (175, 178, 180), -1)
     covers = find_icon_covers(CanvasView(moved, (0.0, 0.0), PPM), catalogue, [item], [0])
     assert icons[0].id in {i for c in covers for i in c.icon_ids}
+
+
+@pytest.mark.parametrize("light", ["shadow", "glare"])
+def test_light_over_an_icon_is_no_cover_but_a_coin_in_it_is(catalogue, triple, light) -> None:
+    """A hand's shadow darkens the print and a lamp's glare pales it: the print still shows
+    through, so neither covers the icon; a coin lying in the same light hides it."""
+    image = _photo(catalogue, [triple]).astype(np.float32)
+    centre = _icon_centre_px(catalogue, triple, "p2")
+    spot = np.zeros(image.shape[:2], np.float32)
+    cv2.circle(spot, centre, 22, 1.0, -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), 2.0)[:, :, None]
+    if light == "shadow":
+        lit = image * (1.0 - 0.55 * spot)
+    else:
+        lit = image + spot * (0.5 * (255.0 - image))
+    photo = np.clip(lit, 0, 255).astype(np.uint8)
+    view = CanvasView(photo, (0.0, 0.0), PPM)
+    item = _identified(catalogue, view, triple)
+    assert find_icon_covers(view, catalogue, [item], [0]) == []
+    cv2.circle(photo, centre, 9, (175, 178, 180), -1)
+    covers = find_icon_covers(CanvasView(photo, (0.0, 0.0), PPM), catalogue, [item], [0])
+    assert "p2" in {i for c in covers for i in c.icon_ids}
