@@ -182,11 +182,12 @@ def _error_map(
     judged: np.ndarray,
     icons: dict[str, np.ndarray],
 ) -> tuple[np.ndarray, float]:
-    """Per-pixel error (summed BGR levels) of the item's lit art over its box, where the photo
-    disagrees with the art at every shift up to :data:`_SHIFT_MM` (after a light blur); over
-    each icon (``icons``: box-sized masks) also around the icon's own best placement. And the
-    error above which a pixel disagrees: :data:`MISMATCH_FACTOR` times the median error of the
-    ``judged`` pixels at the coaster's own placement, at least :data:`MIN_MISMATCH_LEVELS`.
+    """Per-pixel error (summed BGR levels) of the item's lit art ``predicted`` against the photo
+    ``observed`` over its box (:func:`_compared`), where the photo disagrees with the art at
+    every shift up to :data:`_SHIFT_MM`; over each icon (``icons``: box-sized masks) also
+    around the icon's own best placement. And the error above which a pixel disagrees:
+    :data:`MISMATCH_FACTOR` times the median error of the ``judged`` pixels at the coaster's
+    own placement, at least :data:`MIN_MISMATCH_LEVELS`.
 
     Each icon is matched on its own as well: the art shifted by up to :data:`_ICON_SHIFT_MM`
     to where it explains the worst of the icon's ``judged`` pixels best, when clearly better
