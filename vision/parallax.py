@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+import shapely
 from shapely.geometry import Polygon
 
 from games.beer_pretzels.catalogue import Catalogue, ItemKind
@@ -111,17 +112,13 @@ def stack_heights_mm(
     """Top-surface height (mm above the table, at its centre) of each item: its thickness plus
     :data:`SETTLED_SHARE` of the height of the highest item lower in the stack (smaller ``z``)
     that its outline overlaps."""
+    outlines = np.asarray(polygons, dtype=object)
+    overlaps = shapely.area(shapely.intersection(outlines[:, None], outlines[None, :]))
+    ranks = np.asarray(z)
+    supports = (overlaps > MIN_SUPPORT_OVERLAP_MM2) & (ranks[None, :] < ranks[:, None])
     heights = [0.0] * len(polygons)
-    for k in sorted(range(len(polygons)), key=lambda i: z[i]):
-        base = max(
-            (
-                heights[j]
-                for j in range(len(polygons))
-                if z[j] < z[k]
-                and polygons[k].intersection(polygons[j]).area > MIN_SUPPORT_OVERLAP_MM2
-            ),
-            default=0.0,
-        )
+    for k in np.argsort(ranks, kind="stable"):
+        base = max((heights[j] for j in np.flatnonzero(supports[k])), default=0.0)
         heights[k] = thickness_mm[k] + SETTLED_SHARE * base
     return heights
 
