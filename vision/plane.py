@@ -26,6 +26,13 @@ from scipy.sparse import coo_matrix
 _LOSS_SCALE_PX = 1.5
 #: Observations farther than this from the fitted model are dropped before the final fit (px).
 _OUTLIER_PX = 4.0
+#: Prior spread of the distortion coefficients k1 and k2 (unitless, radius in half diagonals):
+#: a phone's main camera, once corrected by its own software, bends a photo's corner by a few
+#: percent at most. Each coefficient's distance from zero in these units is one more residual,
+#: weighed like one px of an observation's (under the same robust loss: far out it pulls
+#: linearly), so features spread over the image still fit a real lens, while a few items off a
+#: model that lacks them (lifted, or placed a little wrong) cannot bend the whole plane.
+_DISTORTION_PRIOR = (0.1, 0.05)
 
 
 @dataclass(frozen=True)
@@ -180,7 +187,7 @@ def fit_table_plane(
     The table frame is fixed by the initial homography: the fit refines it, so poses stay in the
     frame of ``initial_table_to_image`` (table mm -> working px). The first item is the anchor of
     the gauge (its pose is held fixed). Distortion is only fitted when the observations span
-    enough of the image to constrain it.
+    enough of the image to constrain it, and then held near none by :data:`_DISTORTION_PRIOR`.
     """
     if len(observations) != len(initial_poses) or not observations:
         raise ValueError("one initial pose per observation, at least one observation")
@@ -215,7 +222,10 @@ def fit_table_plane(
         table = np.stack(
             [c * q[:, 0] - s * q[:, 1] + pose[:, 0], s * q[:, 0] + c * q[:, 1] + pose[:, 1]], 1
         )
-        return (plane.table_to_image(table) - observed[keep]).ravel()
+        residual = (plane.table_to_image(table) - observed[keep]).ravel()
+        if not fit_distortion:
+            return residual
+        return np.concatenate([residual, [plane.k1, plane.k2] / np.array(_DISTORTION_PRIOR)])
 
     n_global = 10 if fit_distortion else 8
 
@@ -230,6 +240,10 @@ def fit_table_plane(
         cols_p = (n_global + 3 * (rows_owner[has_pose] - 1))[:, None] + np.arange(3)
         rows = np.concatenate([rows_g, rows_p])
         cols = np.concatenate([cols_g, cols_p.ravel()])
+        if fit_distortion:  # the prior's rows: k1, k2 alone
+            rows = np.concatenate([rows, [n_rows, n_rows + 1]])
+            cols = np.concatenate([cols, [8, 9]])
+            n_rows += 2
         return coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, len(x0)))
 
     x = x0
@@ -245,7 +259,7 @@ def fit_table_plane(
             tr_solver="lsmr",
         )
         x = result.x
-        all_res = residuals(x, np.ones(len(observed), bool)).reshape(-1, 2)
+        all_res = residuals(x, np.ones(len(observed), bool))[: 2 * len(observed)].reshape(-1, 2)
         err = np.hypot(all_res[:, 0], all_res[:, 1])
         new_mask = err < _OUTLIER_PX
         # never let an item lose all its observations
@@ -257,7 +271,7 @@ def fit_table_plane(
             break
         mask = new_mask
     plane, poses = unpack(x)
-    final = residuals(x, mask).reshape(-1, 2)
+    final = residuals(x, mask)[: 2 * int(mask.sum())].reshape(-1, 2)
     rms = float(np.sqrt((final**2).sum(axis=1).mean())) if len(final) else 0.0
     return PlaneFit(
         plane=plane,
@@ -265,6 +279,36 @@ def fit_table_plane(
         rms_px=rms,
         inlier_masks=tuple(mask[owner == i] for i in range(n_items)),
     )
+
+
+def place_on_plane(plane: TablePlane, observation: ItemObservation) -> tuple[ItemPose, np.ndarray]:
+    """An item's pose on a known ``plane`` and the (N,) mask of its observations that fit it.
+
+    The pose is the rigid motion (least squares) taking the side-local points (mm) to where
+    their image points (working px) land on the table; it is fitted again without the points
+    farther than :data:`_OUTLIER_PX` from it in the image, while at least two remain.
+    """
+    local = np.asarray(observation.points_local_mm, float)
+    table = plane.image_to_table(observation.points_px)
+    keep = np.ones(len(local), bool)
+    while True:
+        pose = _rigid_pose(local[keep], table[keep])
+        seen_px = plane.table_to_image(pose.local_to_table(local))
+        fits = np.linalg.norm(seen_px - observation.points_px, axis=1) < _OUTLIER_PX
+        if fits.sum() < 2 or np.array_equal(fits, keep):
+            return pose, fits
+        keep = fits
+
+
+def _rigid_pose(local_mm: np.ndarray, table_mm: np.ndarray) -> ItemPose:
+    """The rotation and translation (least squares) taking (N, 2) ``local_mm`` onto
+    ``table_mm``, as an item pose."""
+    local_mean, table_mean = local_mm.mean(axis=0), table_mm.mean(axis=0)
+    p, q = local_mm - local_mean, table_mm - table_mean
+    angle = float(np.arctan2((p[:, 0] * q[:, 1] - p[:, 1] * q[:, 0]).sum(), (p * q).sum()))
+    c, s = np.cos(angle), np.sin(angle)
+    centre = table_mean - np.array([[c, -s], [s, c]]) @ local_mean
+    return ItemPose((float(centre[0]), float(centre[1])), angle)
 
 
 def pose_from_similarity(table_to_image: np.ndarray, local_to_image: np.ndarray) -> ItemPose:
