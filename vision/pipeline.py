@@ -65,7 +65,14 @@ from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
 from vision.ownership import one_of_each
 from vision.parallax import onto_table
-from vision.plane import ItemObservation, ItemPose, PlaneFit, TablePlane, fit_table_plane
+from vision.plane import (
+    ItemObservation,
+    ItemPose,
+    PlaneFit,
+    TablePlane,
+    fit_table_plane,
+    place_on_plane,
+)
 from vision.segmentation import segmenter, segmenter_enabled
 
 #: Items measured up to this much farther (mm) from the cord than the rule's touch gap are
@@ -361,13 +368,52 @@ def _fit_plane(
     coarse: TablePlane,
     image_size_px: tuple[int, int],
 ) -> PlaneFit:
-    """Joint fit of the plane and all poses from every detection's features (working px)."""
+    """Joint fit of the plane and the poses of the items with printed features (working px);
+    the napkins seen from the back are then placed on that plane one by one
+    (:func:`vision.plane.place_on_plane`).
+
+    A napkin's back is plain paper with a thin stripe: a few straight lines of table texture can
+    match it, and such a false napkin, often far out where the lens's distortion has the most
+    leverage, would bend the whole plane (only napkins that show their printed border are kept,
+    later). When nothing but napkin backs was found, they fit the plane.
+    """
     observations = [
         ItemObservation(
             d.points_local_mm, coarse.table_to_image(view.canvas_to_table(d.points_canvas_px))
         )
         for d in detections
     ]
+    printed = [k for k, d in enumerate(detections) if not _napkin_back(d.side)]
+    if not printed or len(printed) == len(detections):
+        return _joint_fit(detections, observations, coarse, image_size_px)
+    fit = _joint_fit(
+        [detections[k] for k in printed],
+        [observations[k] for k in printed],
+        coarse,
+        image_size_px,
+    )
+    poses: list[ItemPose] = []
+    masks: list[np.ndarray] = []
+    fitted = dict(zip(printed, zip(fit.poses, fit.inlier_masks, strict=True), strict=True))
+    for k, observation in enumerate(observations):
+        pose, mask = fitted.get(k) or place_on_plane(fit.plane, observation)
+        poses.append(pose)
+        masks.append(mask)
+    return PlaneFit(fit.plane, tuple(poses), fit.rms_px, tuple(masks))
+
+
+def _napkin_back(side: Side) -> bool:
+    return side.kind is ItemKind.NAPKIN and side.face is Face.DOWN
+
+
+def _joint_fit(
+    detections: list[SideDetection],
+    observations: list[ItemObservation],
+    coarse: TablePlane,
+    image_size_px: tuple[int, int],
+) -> PlaneFit:
+    """:func:`vision.plane.fit_table_plane` of ``observations``, the detection with the most
+    features first (it anchors the table frame), with the poses back in the given order."""
     order = sorted(range(len(detections)), key=lambda k: -detections[k].n_inliers)
     fit = fit_table_plane(
         [observations[k] for k in order],
