@@ -38,9 +38,11 @@ MIN_FULL_SHARE = 0.4
 #: Inside the stripe a napkin is paper: at least this share of it is unsaturated...
 MIN_PAPER_SHARE = 0.5
 #: ...that is, (max - min) / max of B, G, R below this; and the stripe's ink is darker than the
-#: paper's by at least this share of the paper's.
+#: paper's by at least this share of the paper's, along at least two of the four sides (a
+#: napkin partly under another still shows a corner).
 MAX_PAPER_SATURATION = 0.3
 MIN_STRIPE_CONTRAST = 0.15
+MIN_STRIPE_SIDES = 2
 #: A candidate sharing more than this share of its area with a known napkin is that napkin.
 MAX_SHARED_AREA = 0.5
 #: At most this many napkins are looked for.
@@ -206,29 +208,43 @@ def _is_paper(
 ) -> bool:
     """Whether the candidate looks like a napkin: unsaturated paper inside a darker stripe.
 
-    Canvas px. Inside the stripe most pixels are unsaturated (paper), and the stripe band is
-    clearly darker in the ink channel than that paper (a printed border, not bare table). The
-    light's gains, when given, are divided out first (only their ratios matter here).
+    Canvas px. Inside the stripe most pixels are unsaturated (paper), and along at least
+    :data:`MIN_STRIPE_SIDES` sides the stripe band is clearly darker in the ink channel than
+    that paper (a printed border, not bare table; the other sides may lie under other items).
+    The light's gains, when given, are divided out first (only their ratios matter here).
     """
     paper = _square_band(view, centre, angle, 0.0, half_px * 0.7)
-    stripe = _square_band(view, centre, angle, half_px * 57.8 / 65, half_px * 59.7 / 65)
-    if len(paper) < 50 or len(stripe) < 20:
+    stripe = _square_band_sides(view, centre, angle, half_px * 57.8 / 65, half_px * 59.7 / 65)
+    if len(paper) < 50 or sum(len(side) for side in stripe) < 20:
         return False
+    white = np.ones(3, np.float32)
     if light_bgr is not None:
         white = np.asarray(light_bgr, np.float32) / float(np.max(light_bgr))
-        paper, stripe = paper / white, stripe / white
+    paper = paper / white
     saturation = (paper.max(axis=1) - paper.min(axis=1)) / (paper.max(axis=1) + 1.0)
     if (saturation < MAX_PAPER_SATURATION).mean() < MIN_PAPER_SHARE:
         return False
     paper_ink = float(np.median(paper.min(axis=1)))
-    stripe_ink = float(np.median(stripe.min(axis=1)))
-    return paper_ink - stripe_ink > MIN_STRIPE_CONTRAST * paper_ink
+    dark_sides = [
+        paper_ink - float(np.median((side / white).min(axis=1))) > MIN_STRIPE_CONTRAST * paper_ink
+        for side in stripe
+        if len(side) >= 5
+    ]
+    return sum(dark_sides) >= MIN_STRIPE_SIDES
 
 
 def _square_band(
     view: CanvasView, centre: np.ndarray, angle: float, inner_px: float, outer_px: float
 ) -> np.ndarray:
     """(N, 3) float BGR pixels between two concentric squares (half sizes, canvas px)."""
+    return np.concatenate(_square_band_sides(view, centre, angle, inner_px, outer_px))
+
+
+def _square_band_sides(
+    view: CanvasView, centre: np.ndarray, angle: float, inner_px: float, outer_px: float
+) -> list[np.ndarray]:
+    """The pixels of :func:`_square_band`, one (N, 3) float BGR array per side of the square
+    (each pixel with the side its offset from the centre points to most)."""
     c, s = np.cos(angle), np.sin(angle)
     rings = []
     for half in (outer_px, inner_px):
@@ -241,7 +257,12 @@ def _square_band(
     cv2.fillPoly(mask, [rings[0] - [x0, y0]], 1)
     if inner_px > 0:
         cv2.fillPoly(mask, [rings[1] - [x0, y0]], 0)
-    return view.image_bgr[y0:y1, x0:x1][mask > 0].astype(np.float32)
+    ys, xs = np.nonzero(mask)
+    dx, dy = xs + x0 - centre[0], ys + y0 - centre[1]
+    along, across = dx * c + dy * s, -dx * s + dy * c  # the square's own axes
+    side = np.argmax(np.stack([along, across, -along, -across]), axis=0)
+    pixels = view.image_bgr[ys + y0, xs + x0].astype(np.float32)
+    return [pixels[side == k] for k in range(4)]
 
 
 def _detection(side: Side, pose: ItemPose, local: np.ndarray, canvas: np.ndarray) -> SideDetection:

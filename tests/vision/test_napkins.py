@@ -7,7 +7,7 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import CanvasView
-from vision.napkins import border_agreement, find_napkins
+from vision.napkins import _is_paper, border_agreement, find_napkins
 from vision.plane import ItemPose
 
 PPM = 1.6
@@ -82,3 +82,23 @@ def test_a_napkin_under_a_warm_light_is_paper_once_the_light_is_discounted(catal
     found = find_napkins(view, library, [], light_bgr=warm * 0.9)
     assert len(found) == 1
     assert np.hypot(*np.subtract(found[0].pose.center_mm, napkin.center_mm)) < 1.0
+
+
+def test_a_napkin_showing_its_stripe_along_two_sides_only_is_paper() -> None:
+    """A napkin's back partly under other items: its stripe shows along the left side and 60 %
+    of the top one (40 % of the whole band), the rest is other items' white paper."""
+    half_px = 65.0 * PPM
+    image = np.full((400, 400, 3), (60, 90, 130), np.uint8)  # the table
+    centre = np.array([200.0, 200.0])
+    lo, hi = (centre - half_px).astype(int), (centre + half_px).astype(int)
+    image[lo[1] : hi[1], lo[0] : hi[0]] = (235, 240, 242)  # paper, the napkin's and the others'
+    inner, outer = round(57.5 * PPM), round(60.0 * PPM)
+    red = (40, 40, 200)
+    image[lo[1] : hi[1], 200 - outer : 200 - inner] = red  # the whole left side
+    top_end = 200 - outer + round(0.6 * 2 * outer)
+    image[200 - outer : 200 - inner, 200 - outer : top_end] = red  # 60 % of the top side
+    view = CanvasView(image, (0.0, 0.0), PPM)
+    assert _is_paper(view, centre, 0.0, half_px)
+    # the same paper with its stripe along one side only is not taken for a napkin
+    image[200 - outer : 200 - inner, 200 - outer : top_end] = (235, 240, 242)
+    assert not _is_paper(CanvasView(image, (0.0, 0.0), PPM), centre, 0.0, half_px)
