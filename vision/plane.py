@@ -286,18 +286,20 @@ def place_on_plane(plane: TablePlane, observation: ItemObservation) -> tuple[Ite
 
     The pose is the rigid motion (least squares) taking the side-local points (mm) to where
     their image points (working px) land on the table; it is fitted again without the points
-    farther than :data:`_OUTLIER_PX` from it in the image, while at least two remain.
+    farther than :data:`_OUTLIER_PX` from it in the image (a few rounds at most, while at least
+    two points remain).
     """
     local = np.asarray(observation.points_local_mm, float)
     table = plane.image_to_table(observation.points_px)
     keep = np.ones(len(local), bool)
-    while True:
+    for _ in range(3):
         pose = _rigid_pose(local[keep], table[keep])
         seen_px = plane.table_to_image(pose.local_to_table(local))
         fits = np.linalg.norm(seen_px - observation.points_px, axis=1) < _OUTLIER_PX
         if fits.sum() < 2 or np.array_equal(fits, keep):
-            return pose, fits
+            break
         keep = fits
+    return pose, fits
 
 
 def _rigid_pose(local_mm: np.ndarray, table_mm: np.ndarray) -> ItemPose:
