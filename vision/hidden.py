@@ -29,7 +29,7 @@ from vision.art import ArtLibrary, Side
 from vision.art_fit import clear_share, ink_arts, refine_pose
 from vision.detect import CanvasView, _ratio_matches, _sift_features
 from vision.identify import IdentifiedItem
-from vision.plane import ItemPose
+from vision.plane import ItemPose, rigid_fit
 
 #: Fewest agreeing matches for a candidate.
 MIN_MATCHES = 3
@@ -143,24 +143,14 @@ def _clusters(
         members = members[np.unique(np.round(table_mm[members], 1), axis=0, return_index=True)[1]]
         if len(members) < MIN_MATCHES:
             continue
-        pose, residual = _rigid_fit(local_mm[members], table_mm[members])
+        pose, residual = rigid_fit(local_mm[members], table_mm[members])
         members = members[residual < _MAX_RESIDUAL_MM]
         if len(members) < MIN_MATCHES:
             continue
-        pose, _ = _rigid_fit(local_mm[members], table_mm[members])
+        pose, _ = rigid_fit(local_mm[members], table_mm[members])
         alive[members] = False
         out.append((pose, members))
     return out
-
-
-def _rigid_fit(local_mm: np.ndarray, table_mm: np.ndarray) -> tuple[ItemPose, np.ndarray]:
-    """Rotation + translation (no scale) taking local to table points; per-point residual mm."""
-    a, b = local_mm - local_mm.mean(axis=0), table_mm - table_mm.mean(axis=0)
-    angle = float(np.arctan2((a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum(), (a * b).sum()))
-    rotated = _rotate(local_mm, np.full(len(local_mm), angle))
-    centre = (table_mm - rotated).mean(axis=0)
-    residual = np.linalg.norm(rotated + centre - table_mm, axis=1)
-    return ItemPose((float(centre[0]), float(centre[1])), angle), residual
 
 
 def _verify(

@@ -293,7 +293,7 @@ def place_on_plane(plane: TablePlane, observation: ItemObservation) -> tuple[Ite
     table = plane.image_to_table(observation.points_px)
     keep = np.ones(len(local), bool)
     for _ in range(3):
-        pose = _rigid_pose(local[keep], table[keep])
+        pose, _ = rigid_fit(local[keep], table[keep])
         seen_px = plane.table_to_image(pose.local_to_table(local))
         fits = np.linalg.norm(seen_px - observation.points_px, axis=1) < _OUTLIER_PX
         if fits.sum() < 2 or np.array_equal(fits, keep):
@@ -302,15 +302,16 @@ def place_on_plane(plane: TablePlane, observation: ItemObservation) -> tuple[Ite
     return pose, fits
 
 
-def _rigid_pose(local_mm: np.ndarray, table_mm: np.ndarray) -> ItemPose:
-    """The rotation and translation (least squares) taking (N, 2) ``local_mm`` onto
-    ``table_mm``, as an item pose."""
-    local_mean, table_mean = local_mm.mean(axis=0), table_mm.mean(axis=0)
-    p, q = local_mm - local_mean, table_mm - table_mean
-    angle = float(np.arctan2((p[:, 0] * q[:, 1] - p[:, 1] * q[:, 0]).sum(), (p * q).sum()))
-    c, s = np.cos(angle), np.sin(angle)
-    centre = table_mean - np.array([[c, -s], [s, c]]) @ local_mean
-    return ItemPose((float(centre[0]), float(centre[1])), angle)
+def rigid_fit(local_mm: np.ndarray, table_mm: np.ndarray) -> tuple[ItemPose, np.ndarray]:
+    """The rotation and translation (least squares, no scale) taking (N, 2) side-local points
+    ``local_mm`` onto ``table_mm``, as an item pose; and each point's residual (N,) in mm."""
+    a, b = local_mm - local_mm.mean(axis=0), table_mm - table_mm.mean(axis=0)
+    angle = float(np.arctan2((a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum(), (a * b).sum()))
+    pose = ItemPose((0.0, 0.0), angle)
+    rotated = pose.local_to_table(local_mm)
+    centre = (table_mm - rotated).mean(axis=0)
+    residual = np.linalg.norm(rotated + centre - table_mm, axis=1)
+    return ItemPose((float(centre[0]), float(centre[1])), angle), residual
 
 
 def pose_from_similarity(table_to_image: np.ndarray, local_to_image: np.ndarray) -> ItemPose:
