@@ -28,7 +28,7 @@ import numpy as np
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
 from vision.detect import CanvasView
 from vision.identify import IdentifiedItem
-from vision.occlusion import item_polygon_table_mm
+from vision.occlusion import outlines_mask
 
 #: A pixel disagrees with the art when its error (summed BGR levels, after the item's light)
 #: exceeds this many times the item's median error, and at least :data:`MIN_MISMATCH_LEVELS`.
@@ -104,7 +104,7 @@ def _covers_of(
         return []
     ppm = view.px_per_mm
     inside = item.rendering.alpha > 0.99
-    left_to_geometry = _outlines_mask(view, others, item.rendering.box)
+    left_to_geometry = outlines_mask(view, others, item.rendering.box, EDGE_MARGIN_MM)
     judged = inside & ~left_to_geometry
     if judged.sum() < 50:
         return []
@@ -258,18 +258,3 @@ def _shifted_error(
             moved = np.roll(predicted, (dy, dx), axis=(0, 1))
             error = np.minimum(error, np.abs(observed - moved).sum(axis=2))
     return error
-
-
-def _outlines_mask(
-    view: CanvasView, items: list[IdentifiedItem], box: tuple[int, int, int, int]
-) -> np.ndarray:
-    """Box-sized bool mask: inside, or within :data:`EDGE_MARGIN_MM` of, any of ``items``."""
-    x0, y0, x1, y1 = box
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    for other in items:
-        outline = np.asarray(item_polygon_table_mm(other).exterior.coords)
-        px = view.table_to_canvas(outline) - (x0, y0)
-        cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 1)
-    margin = max(1, round(EDGE_MARGIN_MM * view.px_per_mm))
-    mask = cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
-    return mask > 0

@@ -229,19 +229,21 @@ def identify(
     points_local_mm: np.ndarray,
     allowed_colors: frozenset[str] | None = None,
     keep_side: bool = False,
+    seen: np.ndarray | None = None,
 ) -> IdentifiedItem:
     """Decide the colour (and napkin face/back, back shape) of one detected item.
 
     The light (per-channel gains) is measured on the art's *neutral* pixels, printed the same
     in every colour (cream, black, paper); the colour is then the one whose art explains the
-    *colour-dependent* pixels best. Only pixels near matched features (surely visible) count.
+    *colour-dependent* pixels best. Only pixels surely showing the item count: ``seen``, a mask
+    of the canvas box :func:`item_box` gives, when known, else those near matched features.
     ``allowed_colors``: the colour is chosen among these only (all when None); ``keep_side``:
     the side stays ``side`` (a napkin's face or back is not decided again).
     """
     box = item_box(view, side, pose)
     x0, y0, x1, y1 = box
     observed_box = view.image_bgr[y0:y1, x0:x1].astype(np.float32)
-    near_features = visible_mask(view, box, pose, points_local_mm)
+    near_features = seen if seen is not None else visible_mask(view, box, pose, points_local_mm)
     colors = library.catalogue.color_names
     per_side = []
     for candidate in [side] if keep_side else _candidate_sides(library, side):

@@ -53,6 +53,25 @@ def item_polygon_table_mm(item: IdentifiedItem) -> Polygon:
     return Polygon(item.pose.local_to_table(local))
 
 
+def outlines_mask(
+    view: CanvasView,
+    items: list[IdentifiedItem],
+    box: tuple[int, int, int, int],
+    margin_mm: float,
+) -> np.ndarray:
+    """Mask of the canvas ``box`` (x0, y0, x1, y1): inside, or within ``margin_mm`` of, any of
+    ``items``' full outlines."""
+    x0, y0, x1, y1 = box
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for other in items:
+        outline = np.asarray(item_polygon_table_mm(other).exterior.coords)
+        px = view.table_to_canvas(outline) - (x0, y0)
+        cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 1)
+    margin = max(1, round(margin_mm * view.px_per_mm))
+    mask = cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    return mask > 0
+
+
 def _error_map(view: CanvasView, item: IdentifiedItem) -> np.ndarray:
     """Per-pixel L1 error (summed BGR levels) of the item's art over its box; inf outside it."""
     x0, y0, x1, y1 = item.rendering.box
