@@ -16,7 +16,10 @@
     items found by their features (:func:`vision.hidden.find_hidden_coasters`) and by the part
     of their outline that shows (:func:`vision.outline_search.find_coasters_under_items`);
 5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
-6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`), and
+6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`);
+   decide again, on all the pixels no item above covers, the colour of coasters that their
+   features' surroundings left a near tie (:func:`vision.colour_recheck.recheck_colours`; the
+   players' one-of-each and the stacking order follow any colour changed); and
    check every icon the items found leave visible against the photo: whatever else lies over
    it becomes a foreign object (:func:`vision.icon_covers.find_icon_covers`);
 7. find the boundary string (:func:`vision.boundary.find_boundary`) and map it to the table;
@@ -44,6 +47,7 @@ from vision.annotate import annotate
 from vision.art import ArtLibrary, Side, art_library
 from vision.boundary import Boundary, find_boundary, is_detectable_string_rgb
 from vision.coaster_types import FoundSide, recheck_types
+from vision.colour_recheck import colour_doubts, recheck_colours
 from vision.contract import build_contract, placed_items
 from vision.detect import (
     MIN_IMAGE_PX_PER_MM,
@@ -195,6 +199,10 @@ def score_photo(
             items.append(identify(library, view, under.side, under.pose, under.points_local_mm))
     items = one_of_each(library, view, items)
     stacking = stacking_order(view, items)
+    rechecked = recheck_colours(library, view, items, stacking.z)
+    if any(new is not old for new, old in zip(rechecked, items, strict=True)):
+        items = one_of_each(library, view, rechecked)
+        stacking = stacking_order(view, items)
     item_mask, string_prior = _item_mask(items, fit.plane, (w, h)), None
     if segmenter_enabled():  # the learned segmenter (TABLESCORE_SEGMENTER=1)
         segmentation = segmenter().segment(image)
@@ -223,6 +231,9 @@ def score_photo(
             )
         except SceneError as exc:
             warnings.append(f"the scene could not be scored: {exc}")
+    if score is not None:
+        earning = [r.counted and any(icon.visible for icon in r.icons) for r in score.items]
+        warnings += colour_doubts(library, items, earning)
     contract = build_contract(
         name=name,
         catalogue=catalogue,
