@@ -29,6 +29,7 @@ import numpy as np
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary
 from vision.detect import CanvasView
+from vision.hidden import Placement
 from vision.identify import IdentifiedItem, identify, item_box, render, visible_mask
 from vision.occlusion import outlines_mask
 
@@ -43,15 +44,16 @@ EDGE_MARGIN_MM = 2.0
 
 
 def uncovered_mask(
-    library: ArtLibrary, view: CanvasView, item: IdentifiedItem, above: list[IdentifiedItem]
+    library: ArtLibrary, view: CanvasView, item: Placement, others: Sequence[Placement]
 ) -> np.ndarray:
     """Mask of ``item``'s canvas box (:func:`vision.identify.item_box`): inside its outline
-    (at least :data:`EDGE_MARGIN_MM` in) and away from every item in ``above``."""
+    (at least :data:`EDGE_MARGIN_MM` in) and away from every item in ``others``."""
     box = item_box(view, item.side, item.pose)
     margin = max(1, round(EDGE_MARGIN_MM * view.px_per_mm))
-    alpha = render(library, view, item.side, item.color, item.pose, box).alpha
+    colour = library.reference_colors()[0]  # the shape is alike in every colour
+    alpha = render(library, view, item.side, colour, item.pose, box).alpha
     inside = cv2.erode((alpha > 0.99).astype(np.uint8), np.ones((2 * margin + 1,) * 2, np.uint8))
-    return (inside > 0) & ~outlines_mask(view, above, box, EDGE_MARGIN_MM)
+    return (inside > 0) & ~outlines_mask(view, others, box, EDGE_MARGIN_MM)
 
 
 def recheck_colours(

@@ -12,6 +12,7 @@ All in the rectified view's pixels (:class:`vision.detect.CanvasView`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -21,6 +22,7 @@ from shapely.geometry import Polygon
 
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.detect import CanvasView
+from vision.hidden import Placement
 from vision.identify import IdentifiedItem
 
 #: Overlaps smaller than this (mm^2) are not judged (too few pixels, all near edges).
@@ -47,7 +49,7 @@ class Stacking:
     pairs: list[PairOrder]
 
 
-def item_polygon_table_mm(item: IdentifiedItem) -> Polygon:
+def item_polygon_table_mm(item: Placement) -> Polygon:
     """The item's full outline in table mm."""
     local = np.asarray(item.side.shape.polygon_mm.exterior.coords)[:-1]
     return Polygon(item.pose.local_to_table(local))
@@ -55,7 +57,7 @@ def item_polygon_table_mm(item: IdentifiedItem) -> Polygon:
 
 def outlines_mask(
     view: CanvasView,
-    items: list[IdentifiedItem],
+    items: Sequence[Placement],
     box: tuple[int, int, int, int],
     margin_mm: float,
 ) -> np.ndarray:

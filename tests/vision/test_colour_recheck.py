@@ -145,3 +145,39 @@ def test_a_colour_still_in_doubt_is_named_in_a_warning(catalogue, stack) -> None
         "item 1 (the gray triple coaster): its colour is hard to tell from blue; "
         "check it in the photo"
     ]
+
+
+@pytest.mark.parametrize("colour", ["yellow", "green", "blue"])
+def test_a_napkin_judged_on_its_clear_paper_reads_its_own_border_not_its_neighbours(
+    catalogue, colour
+) -> None:
+    """Edge points along the side a napkin shares with a gray neighbour see the neighbour's
+    border; all of its outline clear of the neighbour shows its own."""
+    library = art_library(catalogue)
+    napkin_side = side(catalogue, "napkin")
+    size = napkin_side.shape.size_mm
+    napkin = Placed(napkin_side, colour, (110.0, 120.0), 0.0)
+    neighbour = Placed(napkin_side, "gray", (110.0 + size + 1.0, 120.0), 0.0)
+    view = CanvasView(
+        render_scene(
+            catalogue,
+            [napkin, neighbour],
+            table_homography(PPM, origin_px=(0.0, 0.0)),
+            (int(2.6 * size * PPM), int(2 * size * PPM)),
+            (40, 70, 110),
+        ),
+        (0.0, 0.0),
+        PPM,
+    )
+    pose = ItemPose(napkin.center_mm, napkin.angle_rad)
+    # edge points on its right side, where it meets the neighbour (side-local mm)
+    edge = np.array([[size / 2, y] for y in np.linspace(-0.4 * size, 0.4 * size, 20)])
+    other = ItemPose(neighbour.center_mm, neighbour.angle_rad)
+    placed_neighbour = identify(library, view, napkin_side, other, np.zeros((0, 2)))
+
+    near_edge = identify(library, view, napkin_side, pose, edge)
+    seen = uncovered_mask(library, view, near_edge, [placed_neighbour])
+    on_paper = identify(library, view, napkin_side, pose, edge, seen=seen)
+
+    assert near_edge.color != colour  # the neighbour's border read as its own
+    assert on_paper.color == colour and on_paper.side.face is napkin_side.face
