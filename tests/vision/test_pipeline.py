@@ -10,18 +10,24 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
+from vision_scenes import Placed, render_scene, side, table_homography
 
 from api.cli import main
 from games.beer_pretzels.catalogue import load_catalogue
 from vision.art import art_library
+from vision.coaster_types import FoundSide
 from vision.detect import CanvasView, SideDetection, canvas_px_per_mm, table_footprint_mm
 from vision.errors import ImageTooSmall, NoGameFound, PhotoError, UnreadableImage
+from vision.identify import identify
 from vision.load import load_photo
+from vision.napkins import border_agreement
 from vision.pipeline import (
+    MIN_NAPKIN_BORDER_AGREEMENT,
     _at_item_resolution,
     _fit_plane,
     _in_view,
     _lit_string_rgb,
+    _napkin_on_its_art,
     _shape_change_px,
     score_photo,
 )
@@ -210,3 +216,29 @@ def test_only_coasters_centred_in_the_view_are_identified() -> None:
     assert _in_view(view, ItemPose((50.0, 40.0), 0.3))
     assert not _in_view(view, ItemPose((-200.0, 40.0), 0.0))  # beyond the items, at the edge
     assert not _in_view(view, ItemPose((115.0, 40.0), 0.0))
+
+
+@pytest.mark.parametrize("face", ["up", "down"])
+def test_a_napkin_found_by_its_edges_is_moved_onto_its_printed_border(face: str) -> None:
+    """Edges placed the napkin 1.5 mm off (a neighbour's edge pulled the square): its art
+    places it back, and its border shows there."""
+    catalogue = load_catalogue()
+    library = art_library(catalogue)
+    napkin_side = side(catalogue, "napkin", face=face)
+    ppm = 1.6
+    truth = Placed(napkin_side, "yellow", (120.0, 115.0), np.deg2rad(20))
+    image = render_scene(
+        catalogue, [truth], table_homography(ppm, origin_px=(0.0, 0.0)), (400, 380), (60, 90, 120)
+    )
+    view = CanvasView(image, (0.0, 0.0), ppm)
+    off = ItemPose((121.2, 114.1), np.deg2rad(21.5))
+    edges = np.zeros((0, 2))
+    placed = identify(library, view, napkin_side, off, edges)
+
+    moved = _napkin_on_its_art(library, view, placed, FoundSide(napkin_side, off, edges), [])
+
+    assert np.hypot(*np.subtract(moved.pose.center_mm, truth.center_mm)) < 0.5
+    assert abs(moved.pose.angle_rad - truth.angle_rad) < np.deg2rad(1.0)
+    assert moved.color == "yellow" and moved.side.face is napkin_side.face
+    agreement = border_agreement(view, library, moved.side, moved.color, moved.pose)
+    assert agreement >= MIN_NAPKIN_BORDER_AGREEMENT
