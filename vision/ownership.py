@@ -28,11 +28,15 @@ removes every ``soft`` coaster from the game (the rules take them out with five 
    coaster of that type another showed, or off a colour only weakly read items showed, 5
    held-out photos read a colour wrong that they had read right (a pale player's items all
    read weakly in haze) and 1 the other way;
-3. where all five colours show, one of them on a single face-up item only, and at least two
-   face-up ``soft`` coasters of the other colours lie on the table, that item takes its best
-   other colour, one whose item of that kind is still free if any: the rules' evidence (soft
-   coasters) outweighs one item's colour, however clearly read (that item's type is then
-   often wrong too: a "gray double" where every player's double is already on the table);
+3. where all five colours show, one of them on a single face-up item only or on ``soft``
+   coasters only, and at least two face-up ``soft`` coasters of the other colours lie on the
+   table, each item of that colour takes its best other colour, one whose item of that kind is
+   still free if any: the rules' evidence (soft coasters) outweighs one item's colour, however
+   clearly read (that item's type is then often wrong too: a "gray double" where every
+   player's double is already on the table). A colour shown by soft coasters alone is as
+   doubtful as a lone item: a player owns one soft coaster, and a textured table, a coin pile
+   or a sliver beside an item matches the soft coaster's sparse print (one pretzel on plain
+   ground) in the palest colour (held-out 0035: three such "gray soft" coasters);
 4. a face-down item (a napkin's or a coaster's back) of a colour that no face-up item shows
    belongs to nobody playing, which cannot be: it takes its best colour among those shown (a
    napkin one whose napkin is still free, if any). Backs show little colour-dependent print,
@@ -162,26 +166,33 @@ def _coasters_without_colour_evidence(items: list[IdentifiedItem], chosen: list[
 
 
 def _five_players_without_soft(items: list[IdentifiedItem], chosen: list[int]) -> None:
-    """A lone item of a fifth colour re-coloured when soft coasters show (module docstring)."""
+    """The items of a fifth colour re-coloured when soft coasters show (module docstring)."""
     face_up = [k for k, it in enumerate(items) if it.side.face is Face.UP and it.color_errors]
     shown = Counter(chosen[k] for k in face_up)
-    lone = [c for c, n in shown.items() if n == 1]
-    if len(shown) < _FIVE or len(lone) != 1:
+    if len(shown) < _FIVE:
         return
-    soft = [
-        k
-        for k in face_up
-        if items[k].side.kind is ItemKind.COASTER
-        and items[k].side.type_name == _REMOVED_WITH_FIVE
-        and chosen[k] != lone[0]
-    ]
+    doubtful = [c for c, n in shown.items() if n == 1 or _soft_only(items, chosen, face_up, c)]
+    if len(doubtful) != 1:
+        return
+    soft = [k for k in face_up if _is_soft(items[k]) and chosen[k] != doubtful[0]]
     if len(soft) < _SOFT_EVIDENCE:
         return
-    k = next(k for k in face_up if chosen[k] == lone[0])
-    taken = {chosen[j] for j in face_up if j != k and _slot(items[j]) == _slot(items[k])}
-    excess = _excess(items[k])
-    others = [c for c in range(len(excess)) if c != lone[0]]
-    chosen[k] = min(others, key=lambda c: (c in taken, float(excess[c])))
+    for k in [k for k in face_up if chosen[k] == doubtful[0]]:
+        taken = {chosen[j] for j in face_up if j != k and _slot(items[j]) == _slot(items[k])}
+        excess = _excess(items[k])
+        others = [c for c in range(len(excess)) if c != doubtful[0]]
+        chosen[k] = min(others, key=lambda c: (c in taken, float(excess[c])))
+
+
+def _is_soft(item: IdentifiedItem) -> bool:
+    return item.side.kind is ItemKind.COASTER and item.side.type_name == _REMOVED_WITH_FIVE
+
+
+def _soft_only(
+    items: list[IdentifiedItem], chosen: list[int], face_up: list[int], color: int
+) -> bool:
+    """Whether the face-up items of ``color`` are all soft coasters."""
+    return all(_is_soft(items[k]) for k in face_up if chosen[k] == color)
 
 
 def _backs_of_players(items: list[IdentifiedItem], chosen: list[int]) -> None:

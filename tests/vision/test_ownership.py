@@ -171,3 +171,24 @@ def test_a_coaster_keeps_its_colour_unless_weakly_read_and_alone(table, excess) 
     doubtful = _read_as(beer, excess)
     result = one_of_each(library, view, [*items, doubtful])
     assert result[-1].color == doubtful.color
+
+
+@pytest.mark.parametrize(
+    ("gray_types", "recoloured"),
+    [(("soft", "soft"), True), (("soft", "double"), False)],
+    ids=["soft coasters only", "a soft and a double"],
+)
+def test_a_fifth_colour_shown_by_soft_coasters_alone_is_read_again(
+    table, catalogue, gray_types, recoloured
+) -> None:
+    library, view, placed = table
+    items = _identified(library, view, placed[:6])  # red and blue soft coasters among them
+    items += [_read_as(items[4], {c: 0.0}) for c in ("red", "green", "blue")]  # their beers
+    # two false coasters (a coin pile, a sliver of table) read clearly gray
+    for type_name in gray_types:
+        gray = replace(items[2], side=side(catalogue, "coaster", type_name))
+        items.append(_read_as(gray, {"gray": 0.0, "green": 0.6, "red": 0.8}))
+    result = one_of_each(library, view, items)
+    # re-coloured, each takes its best colour whose soft coaster is still free
+    assert [it.color for it in result[-2:]] == (["green", "yellow"] if recoloured else ["gray"] * 2)
+    assert [it.color for it in result[:-2]] == [it.color for it in items[:-2]]
