@@ -122,13 +122,16 @@ def refine_pose(
     min_clear_share: float = 0.0,
 ) -> tuple[float, ItemPose]:
     """Hill-climb the pose on :func:`art_correlation` (with ``min_clear_share``): angle in
-    :data:`FINE_STEP_DEG` steps, centre in 1-px steps, up to :data:`MAX_SHIFT_MM` from where it
-    started. Returns the best correlation and its pose."""
+    :data:`FINE_STEP_DEG` steps, centre in 1-px steps along the axes and the diagonals, up to
+    :data:`MAX_SHIFT_MM` from where it started. Returns the best correlation and its pose.
+
+    The diagonal steps matter: a sharp print's correlation is a narrow ridge when the start is
+    off in angle and in both axes at once, and steps along the axes alone stop on its flank."""
     score = art_correlation(view, arts, pose, covered, min_clear_share)
     start = np.asarray(pose.center_mm)
     step_mm = 1.0 / view.px_per_mm
     moves = [(0.0, 0.0, np.deg2rad(d)) for d in (-FINE_STEP_DEG, FINE_STEP_DEG)] + [
-        (dx * step_mm, dy * step_mm, 0.0) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+        (dx * step_mm, dy * step_mm, 0.0) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy
     ]
     improved = True
     while improved:

@@ -7,17 +7,20 @@ coaster beyond the items found widens that view), against the items the feature 
 the hidden pass (:mod:`vision.hidden`) runs after it. Two steps:
 
 1. **outline** (:func:`search_outlines`): the table around the items found, rectified at
-   :data:`SEARCH_PX_PER_MM`, smoothed, and its colour edge strength (Lab gradient magnitude;
-   zero over the items found and beyond the photo) correlated with each coaster shape's outline
-   (a disc; a rounded square turned in :data:`_SQUARE_STEP_DEG` steps): peaks are places where
-   an edge of the coaster's size and shape runs all around;
+   :data:`SEARCH_PX_PER_MM`, smoothed, and its colour edge strength (Lab gradient magnitude)
+   correlated with each coaster shape's outline (a disc; a rounded square turned in
+   :data:`_SQUARE_STEP_DEG` steps) over the shape's window less its interior and less the items
+   found and what lies beyond the photo: the print inside a coaster, whose edges are often
+   stronger than a pale coaster's outline, neither helps nor hurts. Peaks, per shape, are
+   places where an edge of the coaster's size and shape runs all around;
 2. **art** (:func:`find_coasters_by_outline`): at each peak, in the table around it rectified
    at the final view's scale, every face-up coaster side of that shape is compared with the
    photo's ink channel (:func:`vision.art.ink_channel`) clear of the items found, its art
    turned every :data:`_COARSE_STEP_DEG` (then refined, and shifted by up to
    :data:`MAX_SHIFT_MM`) and blurred as a camera out of focus sees it (:data:`BLURS_MM`); the best
-   correlation over sides, angles, shifts and blurs must reach :data:`MIN_CORRELATION`, so a
-   glass's round foot or a coin pile of a coaster's size is not taken for one.
+   correlation over sides, angles, shifts and blurs must reach :data:`MIN_CORRELATION`, and the
+   colour must step across the placed outline (:data:`MIN_OUTLINE_STEP`), so a glass's round
+   foot or a coin pile of a coaster's size is not taken for one.
 
 The same two steps find coasters partly *under* the items found, after the feature passes
 (:func:`find_coasters_under_items`): the outline is correlated over its clear part alone
@@ -53,6 +56,9 @@ SEARCH_REACH_MM = 250.0
 _SMOOTH_MM = 1.5
 #: Half width of the outline band of the shape templates (mm).
 _BAND_MM = 1.5
+#: The outline is correlated over the shape's window less the disc inscribed this far in from
+#: the outline (mm): a coaster's print, unlike its outline, differs from side to side.
+_INTERIOR_MARGIN_MM = 4.0
 #: Normalised correlation of the edge strength with a shape's outline that makes a peak.
 MIN_OUTLINE_SCORE = 0.3
 #: Most peaks examined per photo (best first).
@@ -78,6 +84,17 @@ _REFINE_WITHIN = 0.05
 _REFINE_GAIN = 0.1
 #: Normalised correlation of the art's ink with the view's the best placement must reach.
 MIN_CORRELATION = 0.62
+#: ...and the colour step across its outline (median, Lab on OpenCV's 8-bit scale): a coaster's
+#: edge shows against the table, while a coin pile or a glass's foot of about a coaster's size
+#: matches a sparse print (the soft coaster's one pretzel on plain ground) with plain table all
+#: along the outline (held-out 0035: a step of 2.9 where the coasters found show 10 to 97).
+MIN_OUTLINE_STEP = 6.0
+#: The step is measured between points this far inside and outside the outline (mm)...
+_STEP_REACH_MM = 2.5
+#: ...after smoothing the view (sigma, mm)...
+_STEP_SMOOTH_MM = 0.8
+#: ...over at least this many points of the outline (else the coaster is not judged on it).
+_MIN_STEP_POINTS = 10
 
 
 @dataclass(frozen=True)
@@ -147,7 +164,52 @@ def _confirm(
         image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
     )
     same_shape = [s for s in sides if s.shape == peak.shape]
-    return _best_placement(local, library, same_shape, peak, covered_mask(local, found))
+    covered = covered_mask(local, found)
+    candidate = _best_placement(local, library, same_shape, peak, covered)
+    if candidate is None:
+        return None
+    h, w = image_bgr.shape[:2]
+    step = _outline_step(local, plane, (w, h), candidate, covered)
+    return None if step is not None and step < MIN_OUTLINE_STEP else candidate
+
+
+def _outline_step(
+    view: CanvasView,
+    plane: TablePlane,
+    image_size_px: tuple[int, int],
+    coaster: HiddenCoaster,
+    covered: np.ndarray,
+) -> float | None:
+    """The median colour step (Lab, OpenCV's 8-bit scale, smoothed) across the placed
+    ``coaster``'s outline in ``view``: between points :data:`_STEP_REACH_MM` inside and outside
+    it, every mm along it, where both lie in the photo (``image_size_px``: working px, through
+    ``plane``) clear of ``covered`` (view-sized bool). None when fewer than
+    :data:`_MIN_STEP_POINTS` such pairs show."""
+    outline = coaster.side.shape.polygon_mm.exterior
+    along = np.arange(0.0, outline.length, 1.0)
+    points = np.array([outline.interpolate(d).coords[0] for d in along])
+    tangent = np.roll(points, -1, axis=0) - np.roll(points, 1, axis=0)
+    normal = np.stack([tangent[:, 1], -tangent[:, 0]], axis=1)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9)
+    normal *= np.sign((normal * points).sum(axis=1, keepdims=True))  # outward (convex shape)
+    lab = cv2.cvtColor(view.image_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.GaussianBlur(lab, (0, 0), _STEP_SMOOTH_MM * view.px_per_mm)
+    w, h = image_size_px
+    samples, usable = [], np.ones(len(points), bool)
+    for offset in (-_STEP_REACH_MM, _STEP_REACH_MM):
+        table = coaster.pose.local_to_table(points + offset * normal)
+        px = plane.table_to_image(table)
+        usable &= (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
+        xy = np.round(view.table_to_canvas(table)).astype(int)
+        inside = (xy[:, 0] >= 0) & (xy[:, 0] < lab.shape[1]) & (xy[:, 1] >= 0)
+        inside &= xy[:, 1] < lab.shape[0]
+        usable &= inside
+        xy[~inside] = 0
+        usable &= ~covered[xy[:, 1], xy[:, 0]]
+        samples.append(lab[xy[:, 1], xy[:, 0]])
+    if usable.sum() < _MIN_STEP_POINTS:
+        return None
+    return float(np.median(np.linalg.norm(samples[0] - samples[1], axis=1)[usable]))
 
 
 def search_outlines(
@@ -235,42 +297,11 @@ def _coaster_faces(library: ArtLibrary) -> list[Side]:
 
 def outline_peaks(view: CanvasView, covered: np.ndarray, shapes: set[Shape]) -> list[OutlinePeak]:
     """Places in ``view`` where one of ``shapes`` shows its whole outline clear of ``covered``
-    (canvas-sized bool), best first, at most :data:`_MAX_PEAKS`."""
-    q = view.px_per_mm
-    edges = _edge_strength(view.image_bgr, _SMOOTH_MM * q)
-    edges[covered] = 0.0
-    best = np.full(edges.shape, -1.0, np.float32)
-    which: list[tuple[Shape, float]] = []
-    index = np.zeros(edges.shape, np.int32)
-    for shape in sorted(shapes, key=lambda s: (s.kind, s.size_mm)):
-        for angle in _outline_angles(shape):
-            template = _outline_template(shape, angle, q)
-            th, tw = template.shape
-            if th >= edges.shape[0] or tw >= edges.shape[1]:
-                continue
-            score = cv2.matchTemplate(edges, template, cv2.TM_CCOEFF_NORMED)
-            full = np.full(edges.shape, -1.0, np.float32)
-            full[th // 2 : th // 2 + score.shape[0], tw // 2 : tw // 2 + score.shape[1]] = score
-            better = full > best
-            best[better] = full[better]
-            index[better] = len(which)
-            which.append((shape, angle))
-    if not which:
-        return []
-    radius = max(1, round(0.5 * min(s.size_mm for s in shapes) * q))
-    local_max = best >= cv2.dilate(best, np.ones((2 * radius + 1, 2 * radius + 1), np.uint8))
-    ys, xs = np.nonzero(local_max & (best >= MIN_OUTLINE_SCORE) & ~covered)
-    peaks = []
-    for k in np.argsort(-best[ys, xs]):
-        shape, angle = which[index[ys[k], xs[k]]]
-        centre_mm = view.canvas_to_table(np.array([[xs[k], ys[k]]], float))[0]
-        if _outline_clear_share(view, covered, shape, centre_mm, angle) < MIN_CLEAR_SHARE:
-            continue
-        centre = (float(centre_mm[0]), float(centre_mm[1]))
-        peaks.append(OutlinePeak(shape, centre, angle, float(best[ys[k], xs[k]])))
-        if len(peaks) == _MAX_PEAKS:
-            break
-    return peaks
+    (canvas-sized bool): :data:`MIN_CLEAR_SHARE` or more of the outline clear and the edge
+    strength around it correlating :data:`MIN_OUTLINE_SCORE` or more with the outline
+    (:func:`_outline_scores`); best first, at most :data:`_MAX_PEAKS`."""
+    scores = _outline_scores(view, covered, shapes, (MIN_CLEAR_SHARE, np.inf))
+    return _peaks(view, scores, covered, _MAX_PEAKS)
 
 
 def partial_outline_peaks(
@@ -278,58 +309,91 @@ def partial_outline_peaks(
 ) -> list[OutlinePeak]:
     """Places in ``view`` where one of ``shapes`` lies partly under ``covered`` (canvas-sized
     bool) and shows its outline where it is clear: between :data:`MIN_PARTIAL_SHARE` and
-    :data:`MIN_CLEAR_SHARE` of the outline clear, and the edge strength over the clear part of
-    the shape's window correlating :data:`MIN_OUTLINE_SCORE` or more with the outline there (a
-    normalised correlation over the clear pixels alone, so the items found neither help nor
-    hurt); best first, at most :data:`_MAX_PARTIAL_PEAKS`."""
+    :data:`MIN_CLEAR_SHARE` of the outline clear, and the edge strength around it correlating
+    :data:`MIN_OUTLINE_SCORE` or more with the outline there (:func:`_outline_scores`); best
+    first, at most :data:`_MAX_PARTIAL_PEAKS`."""
+    scores = _outline_scores(view, covered, shapes, (MIN_PARTIAL_SHARE, MIN_CLEAR_SHARE))
+    return _peaks(view, scores, None, _MAX_PARTIAL_PEAKS)
+
+
+@dataclass(frozen=True)
+class _OutlineScores:
+    """Per canvas px, one shape's best outline correlation over its turns (-1 where none
+    qualifies), and the turn (rad) that gave it."""
+
+    shape: Shape
+    best: np.ndarray
+    angle_rad: np.ndarray
+
+
+def _outline_scores(
+    view: CanvasView,
+    covered: np.ndarray,
+    shapes: set[Shape],
+    clear_share: tuple[float, float],
+) -> list[_OutlineScores]:
+    """Per shape, the normalised correlation of the view's edge strength
+    (:func:`_edge_strength`) with the shape's outline band (:func:`_outline_template`), best over
+    its turns, per canvas px; over the shape's window less its interior
+    (:func:`_interior_mask`: the print, which differs from side to side, neither helps nor hurts)
+    and less ``covered`` (canvas-sized bool: the items found neither help nor hurt); only where
+    the share of the outline clear of ``covered`` lies in ``clear_share`` (low <= share < high)."""
     q = view.px_per_mm
     clear = (~covered).astype(np.float32)
     edges = _edge_strength(view.image_bgr, _SMOOTH_MM * q) * clear
     edges_sq = edges * edges
-    best = np.full(edges.shape, -1.0, np.float32)
-    which: list[tuple[Shape, float]] = []
-    index = np.zeros(edges.shape, np.int32)
+    low, high = clear_share
+    out = []
     for shape in sorted(shapes, key=lambda s: (s.kind, s.size_mm)):
-        side_px = _outline_template(shape, 0.0, q).shape[0]
-        n = np.maximum(_window_sums(clear, side_px), 1.0)
-        edge_sum = _window_sums(edges, side_px)
-        edge_var = _window_sums(edges_sq, side_px) - edge_sum * edge_sum / n
+        weights = (_interior_mask(shape, q) == 0).astype(np.float32)
+        n = np.maximum(_band_sums(clear, weights), 1.0)
+        edge_sum = _band_sums(edges, weights)
+        edge_var = _band_sums(edges_sq, weights) - edge_sum * edge_sum / n
+        best = np.full(edges.shape, -1.0, np.float32)
+        best_angle = np.zeros(edges.shape, np.float32)
         for angle in _outline_angles(shape):
-            template = _outline_template(shape, angle, q)
+            template = _outline_template(shape, angle, q) * weights
             band = _band_sums(clear, template)
             covariance = _band_sums(edges, template) - band * edge_sum / n
             band_var = band - band * band / n
             score = covariance / np.sqrt(np.maximum(band_var * edge_var, 1e-6))
             share = band / template.sum()
-            score[(share < MIN_PARTIAL_SHARE) | (share >= MIN_CLEAR_SHARE)] = -1.0
+            score[(share < low) | (share >= high)] = -1.0
             better = score > best
             best[better] = score[better]
-            index[better] = len(which)
-            which.append((shape, angle))
-    if not which:
-        return []
-    radius = max(1, round(0.5 * min(s.size_mm for s in shapes) * q))
-    local_max = best >= cv2.dilate(best, np.ones((2 * radius + 1, 2 * radius + 1), np.uint8))
-    ys, xs = np.nonzero(local_max & (best >= MIN_OUTLINE_SCORE))
+            best_angle[better] = angle
+        out.append(_OutlineScores(shape, best, best_angle))
+    return out
+
+
+def _peaks(
+    view: CanvasView, scores: list[_OutlineScores], covered: np.ndarray | None, most: int
+) -> list[OutlinePeak]:
+    """Each shape's local maxima of its ``scores`` (within half its size) scoring
+    :data:`MIN_OUTLINE_SCORE` or more, not on ``covered`` pixels (canvas-sized bool, when
+    given); best first over all shapes, at most ``most``. A place can hold a peak of each shape:
+    a disc's outline beside a straight edge can score below a square's, and the art decides."""
     peaks = []
-    for k in np.argsort(-best[ys, xs])[:_MAX_PARTIAL_PEAKS]:
-        shape, angle = which[index[ys[k], xs[k]]]
-        x, y = view.canvas_to_table(np.array([[xs[k], ys[k]]], float))[0]
-        peaks.append(OutlinePeak(shape, (float(x), float(y)), angle, float(best[ys[k], xs[k]])))
-    return peaks
+    for shape_scores in scores:
+        best = shape_scores.best
+        radius = max(1, round(0.5 * shape_scores.shape.size_mm * view.px_per_mm))
+        local_max = best >= cv2.dilate(best, np.ones((2 * radius + 1, 2 * radius + 1), np.uint8))
+        keep = local_max & (best >= MIN_OUTLINE_SCORE)
+        if covered is not None:
+            keep &= ~covered
+        ys, xs = np.nonzero(keep)
+        centres = view.canvas_to_table(np.stack([xs, ys], axis=1).astype(float))
+        for (x, y), row, col in zip(centres, ys, xs, strict=True):
+            angle = float(shape_scores.angle_rad[row, col])
+            score = float(best[row, col])
+            peaks.append(OutlinePeak(shape_scores.shape, (float(x), float(y)), angle, score))
+    return sorted(peaks, key=lambda peak: -peak.score)[:most]
 
 
 def _band_sums(image: np.ndarray, template: np.ndarray) -> np.ndarray:
     """Per canvas px, the sum of ``image`` weighted by ``template`` centred there (zero beyond
     the canvas)."""
     return cv2.filter2D(image, cv2.CV_32F, template, borderType=cv2.BORDER_CONSTANT)
-
-
-def _window_sums(image: np.ndarray, side_px: int) -> np.ndarray:
-    """Per canvas px, the sum of ``image`` over the (odd) ``side_px`` square centred there (zero
-    beyond the canvas)."""
-    size = (side_px, side_px)
-    return cv2.boxFilter(image, cv2.CV_32F, size, normalize=False, borderType=cv2.BORDER_CONSTANT)
 
 
 def _edge_strength(image_bgr: np.ndarray, sigma_px: float) -> np.ndarray:
@@ -361,15 +425,13 @@ def _outline_template(shape: Shape, angle_rad: float, px_per_mm: float) -> np.nd
     return template.astype(np.float32)
 
 
-def _outline_clear_share(
-    view: CanvasView, covered: np.ndarray, shape: Shape, centre_mm: np.ndarray, angle: float
-) -> float:
-    """Share of the shape's outline (placed at ``centre_mm``, ``angle``) inside the view and
-    clear of ``covered``."""
-    pose = ItemPose((float(centre_mm[0]), float(centre_mm[1])), angle)
-    return float(
-        _clear_at(view, covered, pose.local_to_table(shape.polygon_mm.exterior.coords)).mean()
-    )
+def _interior_mask(shape: Shape, px_per_mm: float) -> np.ndarray:
+    """(n, n) uint8, the size of :func:`_outline_template`: 1 inside the disc inscribed in the
+    shape :data:`_INTERIOR_MARGIN_MM` in from its outline (the same at every turn), 0 around."""
+    n = _outline_template(shape, 0.0, px_per_mm).shape[0]
+    yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    radius = (shape.size_mm / 2 - _INTERIOR_MARGIN_MM) * px_per_mm
+    return (np.hypot(xx, yy) <= radius).astype(np.uint8)
 
 
 def _clear_at(view: CanvasView, covered: np.ndarray, points_mm: np.ndarray) -> np.ndarray:

@@ -10,8 +10,10 @@ import pytest
 from shapely import Polygon, contains_xy
 from vision_scenes import Placed, render_scene, side, table_homography
 
+from vision import outline_search
 from vision.art import Side, art_library
 from vision.outline_search import (
+    OutlinePeak,
     find_coasters_by_outline,
     find_coasters_under_items,
     search_outlines,
@@ -23,17 +25,31 @@ PX_PER_MM = 1.0
 LONE_MM = (330.0, 120.0)
 
 
-def _scene(catalogue, lone: Placed | None, disc_bgr: tuple[int, int, int] | None = None):
+def _scene(
+    catalogue,
+    lone: Placed | None,
+    disc_bgr: tuple[int, int, int] | None = None,
+    table_bgr: tuple[int, int, int] = (70, 90, 110),
+    lone_cut_mm: float | None = None,
+):
     """(image, plane, items placed) of three sharp coasters and, far from them, ``lone`` (or a
-    plain disc of a coaster's size, ``disc_bgr``) blurred as a camera out of focus sees it."""
+    plain disc of a coaster's size, ``disc_bgr``) blurred as a camera out of focus sees it, on
+    a table of colour ``table_bgr``; with ``lone_cut_mm``, only the middle of ``lone`` shows
+    (within that radius), table all around it."""
     known = [
         Placed(side(catalogue, "coaster", "triple"), "blue", (70.0, 70.0), np.deg2rad(20)),
         Placed(side(catalogue, "coaster", "beer"), "red", (170.0, 90.0), np.deg2rad(-65)),
         Placed(side(catalogue, "coaster", "three"), "yellow", (120.0, 190.0), np.deg2rad(140)),
     ]
     homography = table_homography(PX_PER_MM, origin_px=(30.0, 30.0))
-    image = render_scene(catalogue, known + ([lone] if lone else []), homography, (460, 300))
+    items = known + ([lone] if lone else [])
+    image = render_scene(catalogue, items, homography, (460, 300), background_bgr=table_bgr)
     cx, cy = (np.array(LONE_MM) * PX_PER_MM + 30).astype(int)
+    if lone_cut_mm is not None:
+        ring = np.zeros(image.shape[:2], np.uint8)
+        cv2.circle(ring, (int(cx), int(cy)), round(60 * PX_PER_MM), 1, -1)
+        cv2.circle(ring, (int(cx), int(cy)), round(lone_cut_mm * PX_PER_MM), 0, -1)
+        image[ring > 0] = table_bgr
     if disc_bgr is not None:
         cv2.circle(image, (int(cx), int(cy)), round(42.5 * PX_PER_MM), disc_bgr, -1, cv2.LINE_AA)
     # everything within 70 mm of the lone place out of focus (sigma 3 mm)
@@ -72,11 +88,35 @@ def test_an_out_of_focus_coaster_is_found_whole_at_its_pose(catalogue, type_name
     assert abs(np.rad2deg(turn)) < 4.0  # the print sets a disc's turn too
 
 
+def test_a_coaster_of_nearly_the_tables_colour_is_found_by_its_faint_outline(catalogue):
+    # a gray coaster out of focus on a gray-green table: its outline is a faint edge beside the
+    # strong edges of its own print, which does not count against it
+    lone = Placed(side(catalogue, "coaster", "double"), "gray", LONE_MM, np.deg2rad(30.0))
+    image, plane, known = _scene(catalogue, lone, table_bgr=(122, 130, 124))
+    peaks, found = _search(catalogue, image, plane, known)
+    assert np.hypot(*np.subtract(peaks[0].center_mm, LONE_MM)) < 4.0
+    assert [f.side for f in found] == [lone.side]
+
+
 def test_a_plain_disc_of_a_coasters_size_is_not_a_coaster(catalogue):
     image, plane, known = _scene(catalogue, None, disc_bgr=(200, 200, 205))
     peaks, found = _search(catalogue, image, plane, known)
     assert any(np.hypot(*np.subtract(p.center_mm, LONE_MM)) < 4.0 for p in peaks)
     assert found == []
+
+
+@pytest.mark.parametrize(("cut_mm", "found"), [(30.0, False), (None, True)])
+def test_the_middle_of_a_print_without_a_coasters_edge_is_not_a_coaster(
+    catalogue, monkeypatch, cut_mm, found
+):
+    # a yellow soft coaster's pretzel on a disc of its ground, table all around it (as a coin
+    # pile on a plain table is): the art matches, but no edge runs along a coaster's outline
+    lone = Placed(side(catalogue, "coaster", "soft"), "yellow", LONE_MM, np.deg2rad(50.0))
+    image, plane, known = _scene(catalogue, lone, lone_cut_mm=cut_mm)
+    peak = OutlinePeak(lone.side.shape, LONE_MM, 0.0, 0.5)
+    monkeypatch.setattr(outline_search, "search_outlines", lambda *args: [peak])
+    _, coasters = _search(catalogue, image, plane, known)
+    assert [c.side for c in coasters] == ([lone.side] if found else [])
 
 
 def test_nothing_is_searched_over_the_items_found(catalogue):
@@ -129,6 +169,26 @@ def test_a_coaster_partly_under_an_item_is_found_by_its_outline_and_art(
     for item in found:
         outline = Polygon(item.pose.local_to_table(item.side.shape.polygon_mm.exterior.coords))
         assert not contains_xy(outline, table[:, 0], table[:, 1]).any()
+
+
+@pytest.mark.parametrize("turn_deg", [0.0, 30.0])
+def test_a_disc_coaster_half_under_a_square_one_is_found(catalogue, turn_deg):
+    # the square's straight edges beside the disc's arc: the disc's outline must still be
+    # examined, and its art fitted from a start off in angle and in both axes
+    hidden = Placed(
+        side(catalogue, "coaster", "double"), "blue", (200.0, 120.0), np.deg2rad(turn_deg)
+    )
+    above = Placed(side(catalogue, "coaster", "triple"), "green", (240.0, 130.0), np.deg2rad(15))
+    beer = Placed(side(catalogue, "coaster", "beer"), "red", (80.0, 120.0), np.deg2rad(-40.0))
+    homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, [beer, hidden, above], homography, (640, 480))
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    found = [_Pose(p.side, ItemPose(p.center_mm, p.angle_rad)) for p in (beer, above)]
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    library = art_library(catalogue)
+    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6)
+    assert [c.side for c in coasters] == [hidden.side]
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 1.0
 
 
 def test_nothing_is_found_under_items_with_nothing_under_them(catalogue):
