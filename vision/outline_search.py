@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from shapely import contains_xy
+from shapely import contains_xy, get_coordinates, line_interpolate_point
 
 from games.beer_pretzels.catalogue import Face, ItemKind, Shape
 from vision.art import ArtLibrary, Side
@@ -192,7 +192,7 @@ def _outline_step(
     :data:`_MIN_STEP_POINTS` such pairs show."""
     outline = coaster.side.shape.polygon_mm.exterior
     along = np.arange(0.0, outline.length, 1.0)
-    points = np.array([outline.interpolate(d).coords[0] for d in along])
+    points = get_coordinates(line_interpolate_point(outline, along))
     tangent = np.roll(points, -1, axis=0) - np.roll(points, 1, axis=0)
     normal = np.stack([tangent[:, 1], -tangent[:, 0]], axis=1)
     normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9)
