@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import CanvasView
-from vision.napkins import _is_paper, border_agreement, find_napkins
+from vision.napkins import _is_paper, border_agreement, face_by_border, find_napkins
 from vision.plane import ItemPose
 
 PPM = 1.6
@@ -67,6 +69,29 @@ def test_border_agreement_tells_a_printed_border_from_wood_grain(catalogue) -> N
     off_border = ItemPose((126.0, 110.0), np.deg2rad(20))
     assert border_agreement(view, library, back, "yellow", on_wood) < 0.3
     assert border_agreement(view, library, back, "yellow", off_border) < 0.3
+
+
+@pytest.mark.parametrize("turn_deg", [0.0, 90.0, 180.0])
+@pytest.mark.parametrize("color", ["yellow", "gray"])
+def test_the_border_tells_a_napkin_face_from_its_back_however_it_is_turned(
+    catalogue, color, turn_deg
+) -> None:
+    """The palest colours, out of focus: the face's broad stripe and thin lines against the
+    back's thin stripe, all around, with the napkin's angle known only modulo 90 degrees."""
+    napkins = [
+        Placed(side(catalogue, "napkin", None, "up"), color, (110.0, 110.0), np.deg2rad(12)),
+        Placed(side(catalogue, "napkin", None, "down"), color, (290.0, 120.0), np.deg2rad(-30)),
+    ]
+    image = render_scene(
+        catalogue, napkins, table_homography(PPM, origin_px=(0.0, 0.0)), (640, 400), (150, 160, 170)
+    )
+    view = CanvasView(cv2.GaussianBlur(image, (0, 0), 1.6), (0.0, 0.0), PPM)
+    library = art_library(catalogue)
+    for placed in napkins:
+        pose = ItemPose(placed.center_mm, placed.angle_rad + np.deg2rad(turn_deg))
+        face, votes = face_by_border(view, library, color, pose)
+        assert face is placed.side.face
+        assert votes > 0.9
 
 
 def test_a_napkin_under_a_warm_light_is_paper_once_the_light_is_discounted(catalogue) -> None:
