@@ -52,7 +52,9 @@ class IdentifiedItem:
     ``color_margin``: how much better the chosen colour explains the pixels than the runner-up
     (relative, 0 = tie); ``points_local_mm``: the matched art features (side-local mm);
     ``color_errors``: how badly each colour of the catalogue (in its order) explains the
-    item's colour-dependent pixels (summed BGR levels, median; lower is better).
+    item's colour-dependent pixels (summed BGR levels, median; lower is better);
+    ``focus_blur_mm``: the blur (sigma, mm on the table, one of :data:`FOCUS_BLUR_MM`) at
+    which its art explained the photo best: how far out of focus the camera saw it.
     """
 
     side: Side
@@ -64,6 +66,7 @@ class IdentifiedItem:
     color_margin: float
     points_local_mm: np.ndarray
     color_errors: tuple[float, ...] = ()
+    focus_blur_mm: float = 0.0
 
 
 def local_to_canvas_matrix(view: CanvasView, pose: ItemPose) -> np.ndarray:
@@ -121,6 +124,23 @@ def render(
         art[:, :, 3].astype(np.float32) / 255, m, size, flags=cv2.INTER_LINEAR, borderValue=0
     )
     return Rendering(box, bgr, alpha)
+
+
+def as_seen(view: CanvasView, item: IdentifiedItem) -> tuple[np.ndarray, np.ndarray]:
+    """The photo over the item's canvas box and the item's art as the camera saw it there:
+    ``(observed, predicted)``, (h, w, 3) float32 BGR levels.
+
+    The art is lit as its identification explained it: times the light's gains, blurred as
+    far out of focus as the item was seen (``focus_blur_mm``, over the photo's own pixels
+    around the item, as a camera mixes them), plus the haze."""
+    x0, y0, x1, y1 = item.rendering.box
+    observed = view.image_bgr[y0:y1, x0:x1].astype(np.float32)
+    predicted = item.rendering.bgr * item.gains
+    if item.focus_blur_mm > 0:
+        a = item.rendering.alpha[:, :, None]
+        sigma_px = item.focus_blur_mm * view.px_per_mm
+        predicted = cv2.GaussianBlur(predicted * a + observed * (1 - a), (0, 0), sigma_px)
+    return observed, predicted + np.float32(item.haze)
 
 
 def visible_mask(view: CanvasView, box: tuple, pose: ItemPose, points_local_mm: np.ndarray):
@@ -187,18 +207,18 @@ def _colour_error(
     alpha: np.ndarray,
     telling: np.ndarray,
     px_per_mm: float,
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
     """How badly one colour's art explains the observed pixels, at the focus that explains them
-    best (:data:`FOCUS_BLUR_MM`), and the haze found then.
+    best (:data:`FOCUS_BLUR_MM`), the haze found then, and that focus blur.
 
     ``observed_box`` and ``lit_art`` (the art times the light's gains) are (h, w, 3) float32
     canvas boxes, ``alpha`` the item's shape and ``telling`` the pixels compared. The art is
     blurred over the photo's own pixels around the item, as a camera out of focus mixes them.
     Light added alike to every channel (glare, haze, a washed-out exposure) brightens and greys
     a colour without changing which channel leads: the median residual is discounted. Returns
-    the median summed |residual| (levels) and that haze (levels).
+    the median summed |residual| (levels), that haze (levels) and the blur (sigma, mm).
     """
-    best = (np.inf, 0.0)
+    best = (np.inf, 0.0, 0.0)
     for blur_mm in FOCUS_BLUR_MM:
         seen = lit_art
         if blur_mm > 0:
@@ -210,7 +230,7 @@ def _colour_error(
         haze = float(np.median(residual))
         error = float(np.median(np.abs(residual - haze).sum(axis=1)))
         if error < best[0]:
-            best = (error, haze)
+            best = (error, haze, blur_mm)
     return best
 
 
@@ -264,45 +284,40 @@ def identify(
                 shared_gains if shared_gains is not None else fit_gains(observed, arts[k][inside])
             )
             lit = arts[k] * gains
-            error, haze = _colour_error(
+            error, haze, blur_mm = _colour_error(
                 observed_box, lit, renderings[0].alpha, telling, view.px_per_mm
             )
-            errors.append((error, k, gains, haze))
+            errors.append((error, k, gains, haze, blur_mm))
         by_color = tuple(e[0] for e in errors)
         errors.sort(key=lambda e: e[0])
         if allowed_colors is not None:
             errors = [e for e in errors if colors[e[1]] in allowed_colors] or errors
-        _, best, gains, haze = errors[0]
+        _, best, gains, haze, blur_mm = errors[0]
         whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
         runner_up = errors[1][0] if len(errors) > 1 else errors[0][0]
         margin = (runner_up - errors[0][0]) / max(runner_up, 1e-6)
         per_side.append(
             (
                 float(np.median(whole)),
-                candidate,
-                best,
-                renderings[best],
-                gains,
-                haze,
-                margin,
-                by_color,
+                IdentifiedItem(
+                    side=candidate,
+                    color=colors[best],
+                    pose=pose,
+                    rendering=renderings[best],
+                    gains=gains,
+                    haze=haze,
+                    color_margin=float(margin),
+                    points_local_mm=points_local_mm,
+                    color_errors=by_color,
+                    focus_blur_mm=blur_mm,
+                ),
             )
         )
-    err, best_side, k, rendering, gains, haze, margin, by_color = min(per_side, key=lambda r: r[0])
-    color = colors[k]
-    if best_side.kind is ItemKind.COASTER and best_side.face is Face.DOWN:
-        best_side, rendering = _back_shape(library, view, best_side, color, pose, gains, err)
-    return IdentifiedItem(
-        side=best_side,
-        color=color,
-        pose=pose,
-        rendering=rendering,
-        gains=gains,
-        haze=haze,
-        color_margin=float(margin),
-        points_local_mm=points_local_mm,
-        color_errors=by_color,
-    )
+    err, item = min(per_side, key=lambda r: r[0])
+    if item.side.kind is ItemKind.COASTER and item.side.face is Face.DOWN:
+        back, rendering = _back_shape(library, view, item.side, item.color, pose, item.gains, err)
+        item = replace(item, side=back, rendering=rendering)
+    return item
 
 
 #: Fewest pixels a measurement is made on.

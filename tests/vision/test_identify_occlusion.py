@@ -107,3 +107,32 @@ def test_napkin_colours_are_told_blurred_and_washed_out(catalogue, face) -> None
     for placed in items:
         pose = ItemPose(placed.center_mm, placed.angle_rad)
         assert identify(library, view, placed.side, pose, points_local_mm).color == placed.color
+
+
+@pytest.mark.parametrize("upper_first", [False, True])
+def test_stacking_order_of_items_out_of_focus(catalogue, upper_first) -> None:
+    """A green soft coaster lying over a gray triple, the photo 1.5 mm out of focus and hazy:
+    the soft coaster's sharp print would explain the blurred overlap worse than the triple's
+    plain gray, so the art is compared as blurred as the camera saw each item."""
+    triple = Placed(side(catalogue, "coaster", "triple"), "gray", (110.0, 100.0), np.deg2rad(25))
+    soft = Placed(side(catalogue, "coaster", "soft"), "green", (185.0, 120.0), np.deg2rad(-10))
+    homography = table_homography(1.6, origin_px=(20.0, 20.0))
+    size = (520, 380)
+    sharp = render_scene(catalogue, [triple, soft], homography, size, (40, 40, 150))
+    image = cv2.GaussianBlur(sharp, (0, 0), 2.4).astype(np.float32) * 0.85 + 30.0
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    library = art_library(catalogue)
+    view = rectify(image, TablePlane(homography, 0.0, 0.0, size), np.array([0, 0, 300, 220]))
+    grid = np.linspace(-40.0, 40.0, 7)
+    points_local_mm = np.array([(x, y) for x in grid for y in grid])
+    placed = [soft, triple] if upper_first else [triple, soft]
+    items = [
+        identify(library, view, p.side, ItemPose(p.center_mm, p.angle_rad), points_local_mm)
+        for p in placed
+    ]
+    assert [it.color for it in items] == [p.color for p in placed]
+    assert all(it.focus_blur_mm > 0 for it in items)
+    stacking = stacking_order(view, items)
+    upper, lower = (0, 1) if upper_first else (1, 0)
+    assert stacking.z[upper] > stacking.z[lower]
+    assert stacking.pairs[0].confidence > 0.5
