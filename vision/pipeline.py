@@ -541,7 +541,8 @@ def _napkin_side_by_border(
 
     The art comparison that told its colour sees mostly plain paper, printed alike on both
     sides, and the face's logo where the napkin was placed, possibly in the wrong corner; out
-    of focus it took 47 of 370 face-up napkins of the synthetic sets for backs."""
+    of focus it took 47 of 364 face-up napkins of the dev, held-out and validation photos for
+    backs."""
     face, votes = face_by_border(view, library, item.color, item.pose)
     if face is item.side.face or votes < MIN_NAPKIN_FACE_VOTES:
         return item
