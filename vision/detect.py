@@ -19,6 +19,7 @@ Frames: *working px* (the loaded working image), *table mm* (the plane's frame),
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from functools import cached_property
 
 import cv2
@@ -54,6 +55,10 @@ RATIO = 0.8
 #: Minimum RANSAC inliers for an item hypothesis in the canvas / in the coarse pass.
 MIN_INLIERS = 8
 MIN_COARSE_INLIERS = 15
+#: The coarse pass's last look, for coasters too small to give a homography of their own: each is
+#: matched as an affine map with this many inliers, and this many coasters must be found.
+MIN_SMALL_COASTER_INLIERS = 10
+MIN_SMALL_COASTERS = 2
 #: Gradient magnitude (ink levels per px, Sobel) above which a pixel is an edge.
 _EDGE_MIN_GRADIENT = 40.0
 #: |cos| of the angle between art and photo edge directions for a pixel to agree.
@@ -240,13 +245,23 @@ def _ratio_matches(
     return np.concatenate(queries).astype(int), np.concatenate(trains).astype(int)
 
 
-def _homography_is_sane(h: np.ndarray) -> bool:
+class _Model(Enum):
+    """The map fitted from an item side's local mm to image px, with the least ratio of its two
+    scales (px per mm, across / along the tilt) a plausible view of a flat item has."""
+
+    HOMOGRAPHY = 0.25
+    #: Tilts up to about 60 deg; fitted only to small coasters, where perspective is negligible.
+    AFFINE = 0.45
+    SIMILARITY = 0.7
+
+
+def _is_plausible_view(t: np.ndarray, model: _Model) -> bool:
     """Orientation-preserving, not too anisotropic: a plausible view of a flat item."""
-    a = h[:2, :2] / h[2, 2]
+    a = t[:2, :2] / t[2, 2]
     if np.linalg.det(a) <= 0:
         return False
     s = np.linalg.svd(a, compute_uv=False)
-    return bool(s[1] / s[0] > (0.25 if abs(h[2, 0]) + abs(h[2, 1]) > 0 else 0.7))
+    return bool(s[1] / s[0] > model.value)
 
 
 def _select(hypotheses: list[_Hypothesis], min_inliers: int) -> list[_Hypothesis]:
@@ -369,6 +384,9 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     Searched first in a downscaled copy (cheap), then, when fewer than two coasters are clear
     there, at the working resolution, and last, when none is clear in a small photo, in a copy
     upsampled twice (small, blurred coasters give SIFT more to match at the finer scale).
+    Where still no coaster gives a homography of its own, as in a distant photo whose coasters
+    are 40-60 px across, :data:`MIN_SMALL_COASTERS` or more coasters matched as affine maps
+    (printed or blurred art) are taken instead, from the copy where most are found.
     The table frame is that of the strongest coaster found; the plane is fitted jointly to the
     features of all coasters found, or, when only one is, placed as a phone camera would see
     that one (:func:`vision.plane.camera_homography`).
@@ -380,17 +398,27 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     factors = [min(1.0, COARSE_LONG_SIDE_PX / long_side), 1.0]
     if long_side < UPSAMPLED_LONG_SIDE_PX:
         factors.append(min(2.0, UPSAMPLED_LONG_SIDE_PX / long_side))
+    copies: list[tuple[float, _Features]] = []  # (factor, features) of each copy searched
     for factor in dict.fromkeys(factors):
         resized = image_bgr
         if factor != 1.0:
             interpolation = cv2.INTER_AREA if factor < 1.0 else cv2.INTER_CUBIC
             resized = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=interpolation)
         features = _sift_features(ink_channel(resized))
+        copies.append((factor, features))
         chosen = _coarse_hypotheses(features, library)
         if len(chosen) >= 2 or (chosen and factor >= 1.0):
             break
-    if not chosen:  # last, in the finest copy: coasters as a camera out of focus sees them
-        chosen = _coarse_hypotheses(features, library, OUT_OF_FOCUS_BLUR_MM)
+    if not chosen:  # in the finest copy: coasters as a camera out of focus sees them
+        chosen = _coarse_hypotheses(features, library, (OUT_OF_FOCUS_BLUR_MM,))
+    if not chosen:  # last: small coasters as affine maps, in the copy where most are found
+        chosen, factor, features = max(
+            (
+                (_small_coasters(copy_features, library), copy_factor, copy_features)
+                for copy_factor, copy_features in copies
+            ),
+            key=lambda found: len(found[0]),
+        )
     if not chosen:
         raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
     points = features.points
@@ -419,28 +447,47 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     return fit.plane.table_to_undistorted
 
 
+def _small_coasters(features: _Features, library: ArtLibrary) -> list[_Hypothesis]:
+    """Coaster faces among ``features`` matched as affine maps (printed or blurred art), with
+    :data:`MIN_SMALL_COASTER_INLIERS` each; none unless :data:`MIN_SMALL_COASTERS` are."""
+    found = _coarse_hypotheses(
+        features,
+        library,
+        (0.0, OUT_OF_FOCUS_BLUR_MM),
+        model=_Model.AFFINE,
+        min_inliers=MIN_SMALL_COASTER_INLIERS,
+    )
+    return found if len(found) >= MIN_SMALL_COASTERS else []
+
+
 def _coarse_hypotheses(
-    features: _Features, library: ArtLibrary, blur_mm: float = 0.0
+    features: _Features,
+    library: ArtLibrary,
+    blurs_mm: tuple[float, ...] = (0.0,),
+    *,
+    model: _Model = _Model.HOMOGRAPHY,
+    min_inliers: int = MIN_COARSE_INLIERS,
 ) -> list[_Hypothesis]:
-    """Coaster faces clearly visible among ``features`` (homographies, strongest first), matched
-    to templates of the art blurred by ``blur_mm``."""
+    """Coaster faces clearly visible among ``features`` (strongest first), matched to templates
+    of the art blurred by each of ``blurs_mm`` as ``model`` maps."""
     hypotheses: list[_Hypothesis] = []
-    for side in library.sides:
-        if side.face is not Face.UP or side.type_name is None:
-            continue
-        template = library.template(side, COARSE_TEMPLATE_PX_PER_MM, blur_mm)
-        query, train = _ratio_matches(features.descriptors, template)
-        hypotheses += _vote_instances(
-            template,
-            features,
-            query,
-            train,
-            scale_range=(0.1, 10.0),
-            homography=True,
-            min_inliers=MIN_COARSE_INLIERS,
-            threshold_px=2.5,
-        )
-    return _select(hypotheses, MIN_COARSE_INLIERS)
+    for blur_mm in blurs_mm:
+        for side in library.sides:
+            if side.face is not Face.UP or side.type_name is None:
+                continue
+            template = library.template(side, COARSE_TEMPLATE_PX_PER_MM, blur_mm)
+            query, train = _ratio_matches(features.descriptors, template)
+            hypotheses += _vote_instances(
+                template,
+                features,
+                query,
+                train,
+                scale_range=(0.1, 10.0),
+                model=model,
+                min_inliers=min_inliers,
+                threshold_px=2.5,
+            )
+    return _select(hypotheses, min_inliers)
 
 
 def table_footprint_mm(
@@ -531,7 +578,7 @@ def _vote_instances(
     train: np.ndarray,
     *,
     scale_range: tuple[float, float],
-    homography: bool,
+    model: _Model,
     min_inliers: int,
     threshold_px: float,
 ) -> list[_Hypothesis]:
@@ -539,7 +586,7 @@ def _vote_instances(
 
     One match, with the SIFT orientation and size of both features, predicts the item's centre,
     angle and scale (image px per template px, within ``scale_range``). Votes are clustered in
-    (log scale, centre, angle); each cluster seeds a RANSAC fit (a homography or a similarity)
+    (log scale, centre, angle); each cluster seeds a RANSAC fit of ``model``
     whose consistent matches form one instance. Voting keeps RANSAC's inlier ratio high even
     when the same art appears many times in the photo.
     """
@@ -591,14 +638,16 @@ def _vote_instances(
         ]
         if len(near) < min_inliers:
             continue
-        t = _fit_transform(src_all[near], image_px[near], homography, threshold_px)
+        t = _fit_transform(src_all[near], image_px[near], model, threshold_px)
         if t is None:
             continue
-        # every still-unused match of this side that agrees with the fitted transform; a
-        # similarity maps the template's features within scale * reach_mm of its centre
+        # every still-unused match of this side that agrees with the fitted transform; an
+        # affine map puts the template's features within its largest scale * reach_mm of the
+        # centre
         cand = idx
-        if not homography:
-            bound = float(np.sqrt(abs(np.linalg.det(t[:2, :2])))) * reach_mm + threshold_px
+        if model is not _Model.HOMOGRAPHY:
+            largest_scale = float(np.linalg.svd(t[:2, :2], compute_uv=False)[0])
+            bound = largest_scale * reach_mm + threshold_px
             cand = image_by_x.within(t[0, 2] - bound, t[0, 2] + bound)
             cand = cand[alive[cand] | np.isin(cand, seed)]
         predicted = _apply(t, src_all[cand])
@@ -606,11 +655,11 @@ def _vote_instances(
         members = members[np.unique(query[members], return_index=True)[1]]
         if len(members) < min_inliers:
             continue
-        refit = _fit_transform(src_all[members], image_px[members], homography, threshold_px)
+        refit = _fit_transform(src_all[members], image_px[members], model, threshold_px)
         t = refit if refit is not None else t
         scale = float(np.sqrt(abs(np.linalg.det(t[:2, :2] / t[2, 2]))))
         scale_ok = scale_range[0] <= scale / template.px_per_mm <= scale_range[1]
-        if not (scale_ok and _homography_is_sane(t)):
+        if not (scale_ok and _is_plausible_view(t, model)):
             continue
         found.append(_Hypothesis(template, t, query[members], train[members]))
         alive &= ~np.isin(query, query[members])
@@ -655,17 +704,18 @@ def _vote_cells(
 
 
 def _fit_transform(
-    src: np.ndarray, dst: np.ndarray, homography: bool, threshold_px: float
+    src: np.ndarray, dst: np.ndarray, model: _Model, threshold_px: float
 ) -> np.ndarray | None:
-    """RANSAC homography or similarity (3, 3) mapping ``src`` (mm) to ``dst`` (px)."""
-    if homography:
+    """RANSAC fit of ``model`` as a (3, 3) matrix mapping ``src`` (mm) to ``dst`` (px)."""
+    if model is _Model.HOMOGRAPHY:
         if len(src) < 6:
             return None
         t, inliers = cv2.findHomography(src, dst, cv2.RANSAC, threshold_px, maxIters=500)
         if t is None or inliers is None or inliers.sum() < 6:
             return None
         return t / t[2, 2]
-    a, inliers = cv2.estimateAffinePartial2D(
+    estimate = cv2.estimateAffine2D if model is _Model.AFFINE else cv2.estimateAffinePartial2D
+    a, inliers = estimate(
         src, dst, method=cv2.RANSAC, ransacReprojThreshold=threshold_px, maxIters=500
     )
     if a is None or inliers is None or inliers.sum() < 3:
@@ -702,7 +752,7 @@ def _canvas_hypotheses(
             ids[query],
             train,
             scale_range=(1 / _MAX_SCALE_ERROR, _MAX_SCALE_ERROR),
-            homography=False,
+            model=_Model.SIMILARITY,
             min_inliers=MIN_INLIERS,
             threshold_px=3.0,
         )

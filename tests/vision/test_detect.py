@@ -89,6 +89,38 @@ def test_tiny_blurred_coasters_are_found_in_an_upsampled_copy(catalogue, monkeyp
         coarse_table_plane(image, library)
 
 
+def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeypatch) -> None:
+    """Coasters 48 px across, foreshortened to 85 % across the tilt and blurred: none gives a
+    homography of its own, but several matched as affine maps place a first, rough plane."""
+    items = [
+        Placed(side(catalogue, "coaster", "triple"), "blue", (60.0, 60.0), np.deg2rad(20)),
+        Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 70.0), np.deg2rad(-65)),
+        Placed(side(catalogue, "coaster", "three"), "yellow", (110.0, 190.0), np.deg2rad(140)),
+        Placed(side(catalogue, "coaster", "double"), "green", (250.0, 180.0), np.deg2rad(75)),
+        Placed(side(catalogue, "coaster", "soft"), "gray", (330.0, 80.0), np.deg2rad(200)),
+    ]
+    homography = table_homography(0.45, tilt=0.0004)
+    homography[1, 1] *= 0.85
+    image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (240, 195)), (0, 0), 0.8)
+    library = art_library(catalogue)
+    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (240, 195))
+    error_mm, spread_mm = _distance_error_mm(plane, homography, items)
+    assert error_mm < 0.15 * spread_mm  # a first, rough plane
+    monkeypatch.setattr("vision.detect.MIN_SMALL_COASTERS", len(items) + 1)  # no affine look
+    with pytest.raises(NoGameFound):
+        coarse_table_plane(image, library)
+
+
+@pytest.mark.parametrize("grain_px", [0.7, 3.0])
+def test_noise_textures_have_no_game(catalogue, grain_px: float) -> None:
+    """Random textures of fine and coarse grain give no coaster, not even as affine matches."""
+    noise = np.random.default_rng(0).normal(0.0, 1.0, (600, 800, 3)).astype(np.float32)
+    noise = cv2.GaussianBlur(noise, (0, 0), grain_px)
+    image = np.clip(128 + noise / noise.std() * 40, 0, 255).astype(np.uint8)
+    with pytest.raises(NoGameFound):
+        coarse_table_plane(image, art_library(catalogue))
+
+
 def test_coasters_out_of_focus_are_found_by_their_blurred_art(catalogue, monkeypatch) -> None:
     """Coasters blurred by 2 px at 1 px/mm: the second look, with templates of the art blurred
     as a camera out of focus sees it, finds more of them than the printed art alone."""
@@ -131,5 +163,6 @@ def test_a_table_out_of_focus_is_placed_by_the_blurred_art(catalogue, monkeypatc
     error_mm, spread_mm = _distance_error_mm(plane, homography, items)
     assert error_mm < 0.15 * spread_mm  # a first, rough plane
     monkeypatch.setattr("vision.detect.OUT_OF_FOCUS_BLUR_MM", 0.0)  # the printed art only
+    monkeypatch.setattr("vision.detect.MIN_SMALL_COASTERS", len(items) + 1)  # as homographies
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
