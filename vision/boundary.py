@@ -40,6 +40,8 @@ MIN_CONFIDENCE = 0.35
 """Loops found with less confidence are not reported: chains of item outlines and table
 texture (mostly when no item mask is given) close into such weak loops; the real string,
 even half hidden, scores higher."""
+MIN_ANALYSIS_STRING_WIDTH_PX = 2.5
+"""The thinnest cord (analysis px) the ridge scales (:data:`RIDGE_SIGMAS_PX`) respond to well."""
 CONFIDENT = 0.4
 """A loop found with less confidence (or none) is searched again with other colour models
 (:func:`_alternative_colours`); the most confident result wins."""
@@ -90,6 +92,7 @@ def find_boundary(
     item_mask: np.ndarray | None = None,
     string_rgb: tuple[int, int, int] = DEFAULT_STRING_RGB,
     string_prior: np.ndarray | None = None,
+    string_width_px: float | None = None,
 ) -> Boundary | None:
     """The string loop in a working image, or None when no plausible closed loop is found.
 
@@ -99,6 +102,9 @@ def find_boundary(
     (h, w) float 0..1 probability of string over the whole working image at any resolution
     (e.g. the learned segmenter's, :mod:`vision.segmentation`); it damps the colour likelihood
     where it sees no string (:func:`vision._string_prior.gate_likelihood`).
+    ``string_width_px``: the cord's width in working px where the items lie, when known (from
+    the table plane). If the analysis image finds no loop and shows the cord thinner than
+    :data:`MIN_ANALYSIS_STRING_WIDTH_PX`, the loop is searched again in a finer one.
     """
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
         raise ValueError(
@@ -108,8 +114,40 @@ def find_boundary(
     if item_mask is not None and item_mask.shape != (height, width):
         raise ValueError(f"item_mask must be {(height, width)}, got {item_mask.shape}")
 
-    # An integer reduction keeps the area-average resize cheap and exact.
     reduction = max(1, round(max(height, width) / ANALYSIS_LONG_SIDE_PX))
+    reductions = [reduction]
+    if string_width_px is not None and string_width_px / reduction < MIN_ANALYSIS_STRING_WIDTH_PX:
+        finer = max(1, int(string_width_px // MIN_ANALYSIS_STRING_WIDTH_PX))
+        if finer < reduction:
+            reductions.append(finer)
+    for reduction in reductions:
+        found = _search_at(image_bgr, item_mask, string_rgb, string_prior, reduction)
+        if found is not None:
+            colour, trace = found
+            break
+    else:
+        return None
+
+    # Analysis px -> working px (pixel centres: x_work + 0.5 = (x_small + 0.5) * reduction).
+    points_px = (trace.points_px + 0.5) * reduction - 0.5
+    widths_px = trace.width_px * reduction
+    polygon_px = refine_centre_line(
+        image_bgr, points_px, trace.observed, widths_px, item_mask=item_mask, colour=colour
+    )
+    return Boundary(polygon_px=polygon_px, confidence=_confidence(trace))
+
+
+def _search_at(
+    image_bgr: np.ndarray,
+    item_mask: np.ndarray | None,
+    string_rgb: tuple[int, int, int],
+    string_prior: np.ndarray | None,
+    reduction: int,
+) -> tuple[StringColour, LoopTrace] | None:
+    """The most confident loop (analysis px) in the working image reduced ``reduction`` times,
+    with the colour model that found it, or None when no loop is confident enough."""
+    height, width = image_bgr.shape[:2]
+    # An integer reduction keeps the area-average resize cheap and exact.
     if reduction > 1:
         size = (max(1, width // reduction), max(1, height // reduction))
         small_bgr = cv2.resize(
@@ -140,14 +178,7 @@ def find_boundary(
             break
     if trace is None or _weak(trace):  # (None checked apart for the type checker)
         return None
-
-    # Analysis px -> working px (pixel centres: x_work + 0.5 = (x_small + 0.5) * reduction).
-    points_px = (trace.points_px + 0.5) * reduction - 0.5
-    widths_px = trace.width_px * reduction
-    polygon_px = refine_centre_line(
-        image_bgr, points_px, trace.observed, widths_px, item_mask=item_mask, colour=colour
-    )
-    return Boundary(polygon_px=polygon_px, confidence=_confidence(trace))
+    return colour, trace
 
 
 @dataclass(frozen=True)

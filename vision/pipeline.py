@@ -216,7 +216,10 @@ def score_photo(
         segmentation = segmenter().segment(image)
         item_mask |= segmentation.items_mask()
         string_prior = segmentation.probability("string")
-    boundary = _find_boundary(image, item_mask, string_prior, catalogue.string.rgb, items)
+    string_width_px = _string_width_px(fit.plane, items, catalogue.string.thickness_mm)
+    boundary = _find_boundary(
+        image, item_mask, string_prior, catalogue.string.rgb, items, string_width_px
+    )
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     seen = placed_items(items, stacking.z, catalogue)
@@ -466,6 +469,7 @@ def _find_boundary(
     string_prior: np.ndarray | None,
     string_rgb: tuple[int, int, int],
     items: list[IdentifiedItem],
+    string_width_px: float | None,
 ) -> Boundary | None:
     """The string loop (working px), or None: searched with the string's catalogue colour,
     then, if no loop is found, with that colour under the light measured on the items, and
@@ -473,11 +477,28 @@ def _find_boundary(
     lit_rgb = _lit_string_rgb(string_rgb, items)
     for colour in dict.fromkeys([string_rgb, lit_rgb]):
         boundary = find_boundary(
-            image, item_mask=item_mask, string_prior=string_prior, string_rgb=colour
+            image,
+            item_mask=item_mask,
+            string_prior=string_prior,
+            string_rgb=colour,
+            string_width_px=string_width_px,
         )
         if boundary is not None:
             return boundary
-    return find_boundary(image, string_prior=string_prior, string_rgb=string_rgb)
+    return find_boundary(
+        image, string_prior=string_prior, string_rgb=string_rgb, string_width_px=string_width_px
+    )
+
+
+def _string_width_px(
+    plane: TablePlane, items: list[IdentifiedItem], thickness_mm: float
+) -> float | None:
+    """The cord's width (working px) where the items lie: its thickness (mm) times the median
+    image scale (working px per mm) at their centres; None without items."""
+    if not items:
+        return None
+    scales = [plane.scale_px_per_mm(item.pose.center_mm) for item in items]
+    return thickness_mm * float(np.median(scales))
 
 
 def _lit_string_rgb(

@@ -116,6 +116,26 @@ def test_synthetic_loop_without_item_mask_still_closes() -> None:
     assert _iou(found.polygon_px, truth) > 0.97
 
 
+def test_thin_cord_of_a_distant_table_is_found_in_a_finer_analysis_image() -> None:
+    """A cord 2 px wide in a 1600 px photo (a table seen from afar): halved for the search, it
+    is too thin to find; told its width, the search looks again at full resolution."""
+    width, height = 1600, 1200
+    image = _wood_table(width, height, 5)
+    angle = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+    radius = 110.0 * (1.0 + 0.08 * np.sin(3 * angle) + 0.05 * np.cos(5 * angle + 1.0))
+    truth = np.stack(
+        [width / 2 + 1.3 * radius * np.cos(angle), height / 2 + radius * np.sin(angle)], axis=1
+    )
+    cv2.polylines(
+        image, [np.round(truth * 16).astype(np.int32)], True, STRING_BGR, 2, cv2.LINE_AA, 4
+    )
+    assert find_boundary(image) is None
+    found = find_boundary(image, string_width_px=2.0)
+    assert found is not None
+    assert _iou(found.polygon_px, truth) > 0.98
+    assert find_boundary(image, string_width_px=5.0) is None  # wide enough halved: not again
+
+
 def test_string_more_saturated_than_nominal_on_a_string_coloured_table() -> None:
     """A warm light: the table looks like the nominal string colour and the cord is more
     saturated; the search falls back to other colour models and still finds the loop."""
