@@ -29,14 +29,16 @@ from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
 from vision.detect import CanvasView
 from vision.identify import IdentifiedItem
 from vision.occlusion import outlines_mask
+from vision.plane import TablePlane
 
 #: A pixel disagrees with the art when its error (summed BGR levels, after the item's light)
 #: exceeds this many times the item's median error, and at least :data:`MIN_MISMATCH_LEVELS`.
 MISMATCH_FACTOR = 3.0
 MIN_MISMATCH_LEVELS = 90.0
-#: Disagreeing blobs on a coaster smaller than this (mm^2) are noise, glare specks or JPEG
-#: artefacts; larger ones that reach an icon are covers.
+#: Disagreeing blobs on a coaster smaller than this (mm^2), or than this many pixels of the
+#: photo, are noise, glare specks or JPEG artefacts; larger ones that reach an icon are covers.
 MIN_COVER_AREA_MM2 = 8.0
+MIN_COVER_PHOTO_PIXELS = 9.0
 #: A disagreeing blob through which the art's print still shows is light (a shadow, a glare),
 #: not something lying on the coaster: the lit art varies by at least this much over it
 #: (standard deviation, BGR levels) and the photo correlates with it at least this well.
@@ -76,9 +78,16 @@ class IconCover:
 
 
 def find_icon_covers(
-    view: CanvasView, catalogue: Catalogue, items: list[IdentifiedItem], z: list[int]
+    view: CanvasView,
+    catalogue: Catalogue,
+    items: list[IdentifiedItem],
+    z: list[int],
+    plane: TablePlane | None = None,
 ) -> list[IconCover]:
-    """Covers of the icons of every face-up coaster in ``items`` (stacking ranks ``z``)."""
+    """Covers of the icons of every face-up coaster in ``items`` (stacking ranks ``z``).
+
+    ``plane`` (table mm -> photo px) tells how many photo pixels each coaster spans; None: the
+    photo is as fine as the view."""
     covers = []
     for k, item in enumerate(items):
         if item.side.kind is not ItemKind.COASTER or item.side.face is not Face.UP:
@@ -88,7 +97,10 @@ def find_icon_covers(
             for j, other in enumerate(items)
             if j != k and (z[j] > z[k] or other.side.face is Face.DOWN)
         ]
-        covers += _covers_of(view, catalogue, k, item, others)
+        photo_px_per_mm = (
+            view.px_per_mm if plane is None else plane.scale_px_per_mm(item.pose.center_mm)
+        )
+        covers += _covers_of(view, catalogue, k, item, others, photo_px_per_mm)
     return covers
 
 
@@ -98,6 +110,7 @@ def _covers_of(
     index: int,
     item: IdentifiedItem,
     others: list[IdentifiedItem],
+    photo_px_per_mm: float,
 ) -> list[IconCover]:
     x0, y0, x1, y1 = item.rendering.box
     if x1 - x0 < 4 or y1 - y0 < 4:
@@ -114,7 +127,8 @@ def _covers_of(
     mismatch = (error > threshold) & judged
     speckless = np.ones((3, 3), np.uint8)
     mismatch = cv2.morphologyEx(mismatch.astype(np.uint8), cv2.MORPH_OPEN, speckless)
-    min_pixels = MIN_COVER_AREA_MM2 * ppm * ppm
+    min_area_mm2 = max(MIN_COVER_AREA_MM2, MIN_COVER_PHOTO_PIXELS / photo_px_per_mm**2)
+    min_pixels = min_area_mm2 * ppm * ppm
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mismatch, connectivity=8)
     covers = []
     for blob in range(1, n):

@@ -223,7 +223,7 @@ def score_photo(
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     seen = placed_items(items, stacking.z, catalogue)
-    covers = find_icon_covers(view, catalogue, items, stacking.z)
+    covers = find_icon_covers(view, catalogue, items, stacking.z, fit.plane)
     on_table = onto_table(fit.plane, seen, covers, catalogue)
     placed = on_table.items
     scene = Scene(

@@ -13,7 +13,7 @@ from vision.art import art_library
 from vision.detect import CanvasView
 from vision.icon_covers import find_icon_covers
 from vision.identify import IdentifiedItem, render
-from vision.plane import ItemPose
+from vision.plane import ItemPose, TablePlane
 
 PPM = 1.6
 
@@ -56,6 +56,19 @@ def test_a_coin_over_an_icon_is_a_cover_of_that_icon_only(catalogue, triple) -> 
     covers = find_icon_covers(view, catalogue, [_identified(catalogue, view, triple)], [0])
     assert {(c.item_index, c.icon_ids) for c in covers} == {(0, ("p2",))}
     assert 20.0 < sum(c.area_mm2 for c in covers) < 130.0
+
+
+def test_a_speck_smaller_than_nine_photo_pixels_is_no_cover(catalogue, triple) -> None:
+    """A dark speck 5 mm across over an icon is a cover where the photo resolves it, but not
+    where the photo shows the table at 0.5 px/mm: there it spans under nine photo pixels, as
+    JPEG noise and the art's blurred edges do."""
+    image = _photo(catalogue, [triple])
+    cv2.circle(image, _icon_centre_px(catalogue, triple, "p2"), 4, (30, 30, 30), -1)
+    view = CanvasView(image, (0.0, 0.0), PPM)
+    items = [_identified(catalogue, view, triple)]
+    assert [c.icon_ids for c in find_icon_covers(view, catalogue, items, [0])] == [("p2",)]
+    distant = TablePlane(np.diag([0.5, 0.5, 1.0]), 0.0, 0.0, (200, 190))
+    assert find_icon_covers(view, catalogue, items, [0], distant) == []
 
 
 def test_an_item_above_is_left_to_the_geometry(catalogue, triple) -> None:
