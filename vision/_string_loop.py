@@ -10,6 +10,7 @@ thresholds are therefore stated in widths, never in pixels.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,7 +72,11 @@ class _Link:
 
 
 def link_loop(
-    fragments: list[Fragment], item_mask: np.ndarray | None, *, unexplained_gaps: bool = False
+    fragments: list[Fragment],
+    item_mask: np.ndarray | None,
+    *,
+    unexplained_gaps: bool = False,
+    length_fits: Callable[[np.ndarray], bool] | None = None,
 ) -> LoopTrace | None:
     """The best closed loop through the fragments, bridging gaps (long ones under items).
 
@@ -86,19 +91,26 @@ def link_loop(
     With an item mask, gaps over free table longer than :data:`MAX_OPEN_GAP_WIDTHS` are
     refused unless ``unexplained_gaps``; then they are allowed at a surcharge (an item the mask
     lacks, e.g. one the detector missed, hides the string there).
+
+    ``length_fits``: when the table plane is known, whether a loop (its (N, 2) points, analysis
+    px) is as long as the cord on the table; loops that are not are refused.
     """
     if not fragments:
         return None
     ends = [fragment.end(which) for fragment in fragments for which in (0, 1)]
     links = _candidate_links(ends, item_mask, unexplained_ok=unexplained_gaps)
-    return _best_loop(fragments, ends, links)
+    return _best_loop(fragments, ends, links, length_fits)
 
 
 def _best_loop(
-    fragments: list[Fragment], ends: list[tuple[np.ndarray, np.ndarray, float]], links: list[_Link]
+    fragments: list[Fragment],
+    ends: list[tuple[np.ndarray, np.ndarray, float]],
+    links: list[_Link],
+    length_fits: Callable[[np.ndarray], bool] | None,
 ) -> LoopTrace | None:
     """The plausible loop seen over the greatest length, from the :data:`ANCHOR_TRIES` longest
-    fragments as anchors, through the given links; None if none."""
+    fragments as anchors, through the given links; None if none. Plausible: its length in
+    widths (and, with ``length_fits``, on the table) and the share of it seen."""
     adjacency: list[list[tuple[int, float]]] = [[] for _ in ends]
     for link in links:
         # A link's cost includes the toll of the fragment it leads into.
@@ -115,6 +127,8 @@ def _best_loop(
         if not MIN_LOOP_WIDTHS <= trace.total_widths <= MAX_LOOP_WIDTHS:
             continue
         if trace.observed_widths < MIN_SEEN_FRACTION * trace.total_widths:
+            continue
+        if length_fits is not None and not length_fits(trace.points_px):
             continue
         if best is None or trace.observed_widths > best.observed_widths:
             best = trace

@@ -20,6 +20,7 @@ repeated allowing long gaps over table the mask calls free: the mask may lack an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -93,6 +94,7 @@ def find_boundary(
     string_rgb: tuple[int, int, int] = DEFAULT_STRING_RGB,
     string_prior: np.ndarray | None = None,
     string_width_px: float | None = None,
+    length_fits: Callable[[np.ndarray], bool] | None = None,
 ) -> Boundary | None:
     """The string loop in a working image, or None when no plausible closed loop is found.
 
@@ -105,6 +107,9 @@ def find_boundary(
     ``string_width_px``: the cord's width in working px where the items lie, when known (from
     the table plane). If the analysis image finds no loop and shows the cord thinner than
     :data:`MIN_ANALYSIS_STRING_WIDTH_PX`, the loop is searched again in a finer one.
+    ``length_fits``: when the table plane is known, whether a closed loop ((N, 2) working px)
+    is as long as the cord on the table; loops that are not (a table's edge, a chain of item
+    outlines) are refused.
     """
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
         raise ValueError(
@@ -121,7 +126,7 @@ def find_boundary(
         if finer < reduction:
             reductions.append(finer)
     for reduction in reductions:
-        found = _search_at(image_bgr, item_mask, string_rgb, string_prior, reduction)
+        found = _search_at(image_bgr, item_mask, string_rgb, string_prior, reduction, length_fits)
         if found is not None:
             colour, trace = found
             break
@@ -143,6 +148,7 @@ def _search_at(
     string_rgb: tuple[int, int, int],
     string_prior: np.ndarray | None,
     reduction: int,
+    length_fits: Callable[[np.ndarray], bool] | None,
 ) -> tuple[StringColour, LoopTrace] | None:
     """The most confident loop (analysis px) in the working image reduced ``reduction`` times,
     with the colour model that found it, or None when no loop is confident enough."""
@@ -161,16 +167,17 @@ def _search_at(
     search_items = _SearchItems.from_mask(small_items)
 
     nominal = StringColour.from_rgb(string_rgb)
+    fits = None if length_fits is None else _in_analysis_px(length_fits, reduction)
     # last, when the cord's hue and saturation found nothing: the hue shifted too
     for hue_shifted in (False, True):
         colour, trace = _search_colours(
-            small_bgr, search_items, nominal, string_prior, False, hue_shifted
+            small_bgr, search_items, nominal, string_prior, False, hue_shifted, fits
         )
         if search_items.covered is not None and _weak(trace):
             # The mask may lack an item the string hides under (one the detector missed):
             # allow long gaps over "free" table too, at a surcharge, before giving up.
             retry_colour, retry = _search_colours(
-                small_bgr, search_items, nominal, string_prior, True, hue_shifted
+                small_bgr, search_items, nominal, string_prior, True, hue_shifted, fits
             )
             if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
                 colour, trace = retry_colour, retry
@@ -202,6 +209,17 @@ class _SearchItems:
         return cls(covered, distance_px, gap_mask)
 
 
+def _in_analysis_px(
+    length_fits: Callable[[np.ndarray], bool], reduction: int
+) -> Callable[[np.ndarray], bool]:
+    """``length_fits`` (told a loop in working px) for a loop in analysis px."""
+
+    def fits(points_px: np.ndarray) -> bool:
+        return length_fits((points_px + 0.5) * reduction - 0.5)
+
+    return fits
+
+
 def _search_colours(
     small_bgr: np.ndarray,
     items: _SearchItems,
@@ -209,19 +227,21 @@ def _search_colours(
     string_prior: np.ndarray | None,
     unexplained_gaps: bool,
     hue_shifted: bool,
+    length_fits: Callable[[np.ndarray], bool] | None,
 ) -> tuple[StringColour, LoopTrace | None]:
     """The loop with the nominal colour model or, if it finds none or a weak one, the most
     confident with the :func:`_alternative_colours` (and, with ``hue_shifted``, the
     :func:`_hue_shifted_colours`); and the colour model that found it.
-    ``unexplained_gaps``: see :func:`vision._string_loop.link_loop`."""
-    trace, fragments = _search_loop(small_bgr, items, nominal, string_prior, unexplained_gaps)
+    ``unexplained_gaps``, ``length_fits``: see :func:`vision._string_loop.link_loop`."""
+    search = _LoopSearch(small_bgr, items, string_prior, unexplained_gaps, length_fits)
+    trace, fragments = search.loop(nominal)
     colour = nominal
     if trace is None or _confidence(trace) < CONFIDENT:
         alternatives = _alternative_colours(small_bgr, nominal, trace, fragments)
         if hue_shifted:
             alternatives += _hue_shifted_colours(nominal)
         for alternative in alternatives:
-            retry, _ = _search_loop(small_bgr, items, alternative, string_prior, unexplained_gaps)
+            retry, _ = search.loop(alternative)
             if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
                 colour, trace = alternative, retry
                 if _confidence(trace) >= CONFIDENT:
@@ -229,25 +249,35 @@ def _search_colours(
     return colour, trace
 
 
-def _search_loop(
-    small_bgr: np.ndarray,
-    items: _SearchItems,
-    colour: StringColour,
-    string_prior: np.ndarray | None,
-    unexplained_gaps: bool,
-) -> tuple[LoopTrace | None, list[Fragment]]:
-    """Stages 1-3 in the analysis image: likelihood (gated by ``string_prior`` when given),
-    ridges, centre-line fragments, and the closed loop through them (None if there is none)."""
-    likelihood = string_likelihood(small_bgr, colour)
-    if string_prior is not None:
-        likelihood = gate_likelihood(likelihood, string_prior)
-    if items.covered is not None:
-        likelihood[items.covered] = 0.0
-    ridges = ridge_maps(likelihood)
-    fragments = extract_fragments(centre_line_mask(ridges), ridges)
-    if items.distance_px is not None:
-        fragments = weigh_item_contact(fragments, items.distance_px)
-    return link_loop(fragments, items.gap_mask, unexplained_gaps=unexplained_gaps), fragments
+@dataclass(frozen=True)
+class _LoopSearch:
+    """Stages 1-3 in the analysis image ``small_bgr``, for one colour model at a time."""
+
+    small_bgr: np.ndarray
+    items: _SearchItems
+    string_prior: np.ndarray | None
+    unexplained_gaps: bool
+    length_fits: Callable[[np.ndarray], bool] | None
+
+    def loop(self, colour: StringColour) -> tuple[LoopTrace | None, list[Fragment]]:
+        """Likelihood of ``colour`` (gated by the string prior when given), ridges, centre-line
+        fragments, and the closed loop through them (None if there is none)."""
+        likelihood = string_likelihood(self.small_bgr, colour)
+        if self.string_prior is not None:
+            likelihood = gate_likelihood(likelihood, self.string_prior)
+        if self.items.covered is not None:
+            likelihood[self.items.covered] = 0.0
+        ridges = ridge_maps(likelihood)
+        fragments = extract_fragments(centre_line_mask(ridges), ridges)
+        if self.items.distance_px is not None:
+            fragments = weigh_item_contact(fragments, self.items.distance_px)
+        trace = link_loop(
+            fragments,
+            self.items.gap_mask,
+            unexplained_gaps=self.unexplained_gaps,
+            length_fits=self.length_fits,
+        )
+        return trace, fragments
 
 
 def _alternative_colours(

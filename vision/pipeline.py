@@ -89,6 +89,11 @@ from vision.segmentation import segmenter, segmenter_enabled
 #: synthetic sets no item lies 0.5-3 mm from the cord and a tenth of all items touch it, so a
 #: measured 0.5-1.5 mm is far likelier a touch. Those decisions are reported ``uncertain``.
 CORD_CONTACT_ALLOWANCE_MM = 1.0
+#: A loop is the cord only if its length on the table is within these shares of the cord's.
+#: Loops traced on the dev and validation photos measure 0.96-1.19 of it; the wrong loops
+#: found along a table's edge, about 2 (validation photos 0063, 0068, 0081 of set seed
+#: 2_000_000).
+CORD_LENGTH_SHARES = (0.6, 1.4)
 #: Largest working image a photo is decoded again at when its items come out small (long side,
 #: px): a 12 MP phone photo at full size.
 MAX_ITEM_WORKING_LONG_SIDE_PX = 4096
@@ -216,10 +221,8 @@ def score_photo(
         segmentation = segmenter().segment(image)
         item_mask |= segmentation.items_mask()
         string_prior = segmentation.probability("string")
-    string_width_px = _string_width_px(fit.plane, items, catalogue.string.thickness_mm)
-    boundary = _find_boundary(
-        image, item_mask, string_prior, catalogue.string.rgb, items, string_width_px
-    )
+    cord = _CordOnTable(fit.plane, catalogue.string.length_mm, catalogue.string.thickness_mm)
+    boundary = _find_boundary(image, item_mask, string_prior, catalogue.string.rgb, items, cord)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     seen = placed_items(items, stacking.z, catalogue)
@@ -469,36 +472,59 @@ def _find_boundary(
     string_prior: np.ndarray | None,
     string_rgb: tuple[int, int, int],
     items: list[IdentifiedItem],
-    string_width_px: float | None,
+    cord: _CordOnTable,
 ) -> Boundary | None:
     """The string loop (working px), or None: searched with the string's catalogue colour,
     then, if no loop is found, with that colour under the light measured on the items, and
-    last without the item mask (only a hint of where the string may hide)."""
+    last without the item mask (only a hint of where the string may hide). Only loops as long
+    as the cord on the table are taken."""
     lit_rgb = _lit_string_rgb(string_rgb, items)
+    width_px = cord.width_px(items)
     for colour in dict.fromkeys([string_rgb, lit_rgb]):
         boundary = find_boundary(
             image,
             item_mask=item_mask,
             string_prior=string_prior,
             string_rgb=colour,
-            string_width_px=string_width_px,
+            string_width_px=width_px,
+            length_fits=cord.length_fits,
         )
         if boundary is not None:
             return boundary
     return find_boundary(
-        image, string_prior=string_prior, string_rgb=string_rgb, string_width_px=string_width_px
+        image,
+        string_prior=string_prior,
+        string_rgb=string_rgb,
+        string_width_px=width_px,
+        length_fits=cord.length_fits,
     )
 
 
-def _string_width_px(
-    plane: TablePlane, items: list[IdentifiedItem], thickness_mm: float
-) -> float | None:
-    """The cord's width (working px) where the items lie: its thickness (mm) times the median
-    image scale (working px per mm) at their centres; None without items."""
-    if not items:
-        return None
-    scales = [plane.scale_px_per_mm(item.pose.center_mm) for item in items]
-    return thickness_mm * float(np.median(scales))
+@dataclass(frozen=True)
+class _CordOnTable:
+    """The boundary cord as the table plane shows it: ``length_mm`` and ``thickness_mm`` on the
+    table, ``plane`` table mm -> working px."""
+
+    plane: TablePlane
+    length_mm: float
+    thickness_mm: float
+
+    def width_px(self, items: list[IdentifiedItem]) -> float | None:
+        """The cord's width (working px) where the items lie: its thickness times the median
+        image scale (working px per mm) at their centres; None without items."""
+        if not items:
+            return None
+        scales = [self.plane.scale_px_per_mm(item.pose.center_mm) for item in items]
+        return self.thickness_mm * float(np.median(scales))
+
+    def length_fits(self, loop_px: np.ndarray) -> bool:
+        """Whether a closed loop ((N, 2) working px) is as long on the table as the cord can
+        show: within :data:`CORD_LENGTH_SHARES` of its length (the loop is bridged straight
+        under items, the plane is known to a few per cent)."""
+        loop_mm = self.plane.image_to_table(np.asarray(loop_px, float))
+        length = float(np.linalg.norm(np.roll(loop_mm, -1, axis=0) - loop_mm, axis=1).sum())
+        low, high = CORD_LENGTH_SHARES
+        return bool(np.isfinite(length) and low * self.length_mm <= length <= high * self.length_mm)
 
 
 def _lit_string_rgb(

@@ -136,6 +136,30 @@ def test_thin_cord_of_a_distant_table_is_found_in_a_finer_analysis_image() -> No
     assert find_boundary(image, string_width_px=5.0) is None  # wide enough halved: not again
 
 
+def test_a_loop_longer_than_the_cord_is_refused_when_lengths_are_known() -> None:
+    """A straw-coloured frame around the cord (a table's edge in a warm light) is a closed loop
+    seen over its whole length, so it wins on the image alone; told which lengths the cord can
+    have, the search takes the cord."""
+    width, height = 1600, 1200
+    image = _wood_table(width, height, 7)
+    angle = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+    radius = 300.0 * (1.0 + 0.08 * np.sin(3 * angle) + 0.05 * np.cos(5 * angle + 1.0))
+    truth = np.stack([width / 2 + radius * np.cos(angle), height / 2 + radius * np.sin(angle)], 1)
+    cv2.polylines(
+        image, [np.round(truth * 16).astype(np.int32)], True, STRING_BGR, 8, cv2.LINE_AA, 4
+    )
+    cv2.rectangle(image, (250, 150), (1350, 1050), STRING_BGR, 8)
+    cord_px = shapely.LinearRing(truth).length
+
+    def length_fits(loop_px: np.ndarray) -> bool:
+        return 0.6 * cord_px <= shapely.LinearRing(loop_px).length <= 1.4 * cord_px
+
+    frame = find_boundary(image)
+    assert frame is not None and _iou(frame.polygon_px, truth) < 0.5
+    found = find_boundary(image, length_fits=length_fits)
+    assert found is not None and _iou(found.polygon_px, truth) > 0.98
+
+
 def test_string_more_saturated_than_nominal_on_a_string_coloured_table() -> None:
     """A warm light: the table looks like the nominal string colour and the cord is more
     saturated; the search falls back to other colour models and still finds the loop."""
