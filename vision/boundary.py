@@ -16,6 +16,10 @@ If the nominal colour finds no loop, or only a weak one, the search is repeated 
 model re-centred on what was found and with the cord's saturation shifted (warm light, sheen);
 the most confident loop wins. If with an item mask still no loop is found, the whole search is
 repeated allowing long gaps over table the mask calls free: the mask may lack an item.
+
+When the table plane is known, the caller tells the cord's width in the photo (a cord too
+thin for the analysis image is looked for again in a finer one) and which loops are as long as
+the cord on the table (others, such as a straw-coloured table's edge, are refused).
 """
 
 from __future__ import annotations
