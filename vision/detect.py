@@ -3,7 +3,8 @@
 Two passes:
 
 1. :func:`coarse_table_plane`: coaster faces are matched in the (downscaled) working image with
-   full homographies; the confident ones give a first table-plane homography.
+   full homographies; the confident ones give a first table-plane homography (joined, or
+   replaced when there are none, by small coasters matched as affine maps).
 2. :func:`detect_sides`: the image is rectified onto the table plane (:func:`rectify`) at a fixed
    scale, where every item is its art rotated and shifted; all sides (faces, backs, napkins) are
    matched there with similarity transforms, one RANSAC instance after another, and overlapping
