@@ -19,7 +19,6 @@ Frames: *working px* (the loaded working image), *table mm* (the plane's frame),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
@@ -266,12 +265,9 @@ def _is_plausible_view(t: np.ndarray, model: _Model) -> bool:
     return bool(s[1] / s[0] > model.value)
 
 
-def _select(
-    hypotheses: list[_Hypothesis], min_inliers: int, claimed_before: set[int] | None = None
-) -> list[_Hypothesis]:
-    """Greedy: strongest first, each image feature explains at most one item (and none of
-    ``claimed_before``, the features of items chosen already)."""
-    claimed: set[int] = set(claimed_before or ())
+def _select(hypotheses: list[_Hypothesis], min_inliers: int) -> list[_Hypothesis]:
+    """Greedy: strongest first, each image feature explains at most one item."""
+    claimed: set[int] = set()
     chosen: list[_Hypothesis] = []
     for hyp in sorted(hypotheses, key=lambda h: -len(h.keypoint_ids)):
         free = np.array([k not in claimed for k in hyp.keypoint_ids.tolist()], bool)
@@ -392,10 +388,9 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     Where still no coaster gives a homography of its own, as in a distant photo whose coasters
     are 40-60 px across, :data:`MIN_SMALL_COASTERS` or more coasters matched as affine maps
     (printed or blurred art) are taken instead, from the copy where most are found.
-    When only one coaster gives a homography, the coasters matched as affine maps beside it
-    join it. The table frame is that of the strongest coaster found; the plane is fitted
-    jointly to the features of all coasters found, or, when only one is, placed as a phone
-    camera would see that one (:func:`vision.plane.camera_homography`).
+    The table frame is that of the strongest coaster found; the plane is fitted jointly to the
+    features of all coasters found, or, when only one is, placed as a phone camera would see
+    that one (:func:`vision.plane.camera_homography`).
     Raises :class:`NoGameFound` when no coaster face is clearly visible.
     """
     h, w = image_bgr.shape[:2]
@@ -427,15 +422,6 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
         )
     if not chosen:
         raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
-    if len(chosen) == 1:  # smaller coasters beside it place the table better than a guess
-        chosen += _coarse_hypotheses(
-            features,
-            library,
-            (0.0, OUT_OF_FOCUS_BLUR_MM),
-            model=_Model.AFFINE,
-            min_inliers=MIN_SMALL_COASTER_INLIERS,
-            beside=chosen,
-        )
     points = features.points
     to_working = np.diag([1 / factor, 1 / factor, 1.0])
     if len(chosen) == 1:
@@ -482,11 +468,9 @@ def _coarse_hypotheses(
     *,
     model: _Model = _Model.HOMOGRAPHY,
     min_inliers: int = MIN_COARSE_INLIERS,
-    beside: Sequence[_Hypothesis] = (),
 ) -> list[_Hypothesis]:
     """Coaster faces clearly visible among ``features`` (strongest first), matched to templates
-    of the art blurred by each of ``blurs_mm`` as ``model`` maps, beside the coasters found
-    already (``beside``: none of their features is used again)."""
+    of the art blurred by each of ``blurs_mm`` as ``model`` maps."""
     hypotheses: list[_Hypothesis] = []
     for blur_mm in blurs_mm:
         for side in library.sides:
@@ -504,8 +488,7 @@ def _coarse_hypotheses(
                 min_inliers=min_inliers,
                 threshold_px=2.5,
             )
-    claimed = {int(k) for hyp in beside for k in hyp.keypoint_ids}
-    return _select(hypotheses, min_inliers, claimed)
+    return _select(hypotheses, min_inliers)
 
 
 def table_footprint_mm(

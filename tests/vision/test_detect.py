@@ -111,31 +111,6 @@ def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeyp
         coarse_table_plane(image, library)
 
 
-def test_one_clear_coaster_is_joined_by_small_ones_beside_it(catalogue, monkeypatch) -> None:
-    """One coaster in focus gives a homography, four out of focus only affine matches: with
-    them the plane keeps the distances between the coasters; from the one coaster alone, as a
-    phone camera would see it, it does not."""
-    items = [
-        Placed(side(catalogue, "coaster", "triple"), "blue", (80.0, 80.0), np.deg2rad(20)),
-        Placed(side(catalogue, "coaster", "beer"), "red", (300.0, 90.0), np.deg2rad(-65)),
-        Placed(side(catalogue, "coaster", "three"), "yellow", (120.0, 330.0), np.deg2rad(140)),
-        Placed(side(catalogue, "coaster", "double"), "green", (420.0, 300.0), np.deg2rad(75)),
-        Placed(side(catalogue, "coaster", "soft"), "gray", (560.0, 120.0), np.deg2rad(200)),
-    ]
-    homography = table_homography(0.6, tilt=0.0008)
-    sharp = render_scene(catalogue, items, homography, (488, 344))
-    in_focus = np.zeros(sharp.shape[:2], np.uint8)
-    cv2.circle(in_focus, (83, 83), 42, 1, -1)  # around the blue triple, at (80, 80) mm
-    image = np.where(in_focus[:, :, None] > 0, sharp, cv2.GaussianBlur(sharp, (0, 0), 0.5))
-    library = art_library(catalogue)
-    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (488, 344))
-    error_mm, spread_mm = _distance_error_mm(plane, homography, items)
-    assert error_mm < 0.05 * spread_mm
-    monkeypatch.setattr("vision.detect.MIN_SMALL_COASTER_INLIERS", 10**6)  # the one alone
-    alone = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (488, 344))
-    assert _distance_error_mm(alone, homography, items)[0] > 0.3 * spread_mm
-
-
 @pytest.mark.parametrize("grain_px", [0.7, 3.0])
 def test_noise_textures_have_no_game(catalogue, grain_px: float) -> None:
     """Random textures of fine and coarse grain give no coaster, not even as affine matches."""
