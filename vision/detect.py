@@ -3,8 +3,8 @@
 Two passes:
 
 1. :func:`coarse_table_plane`: coaster faces are matched in the (downscaled) working image with
-   full homographies; the confident ones give a first table-plane homography (joined, or
-   replaced when there are none, by small coasters matched as affine maps).
+   full homographies; the confident ones give a first table-plane homography (where there
+   are none, small coasters matched as affine maps give it).
 2. :func:`detect_sides`: the image is rectified onto the table plane (:func:`rectify`) at a fixed
    scale, where every item is its art rotated and shifted; all sides (faces, backs, napkins) are
    matched there with similarity transforms, one RANSAC instance after another, and overlapping
