@@ -36,7 +36,8 @@ from vision.plane import TablePlane
 MISMATCH_FACTOR = 3.0
 MIN_MISMATCH_LEVELS = 90.0
 #: Disagreeing blobs on a coaster smaller than this (mm^2), or than this many pixels of the
-#: photo, are noise, glare specks or JPEG artefacts; larger ones that reach an icon are covers.
+#: photo as decoded (working px), are noise, glare specks or JPEG artefacts; larger ones that
+#: reach an icon are covers.
 MIN_COVER_AREA_MM2 = 8.0
 MIN_COVER_PHOTO_PIXELS = 9.0
 #: A disagreeing blob through which the art's print still shows is light (a shadow, a glare),
@@ -86,8 +87,8 @@ def find_icon_covers(
 ) -> list[IconCover]:
     """Covers of the icons of every face-up coaster in ``items`` (stacking ranks ``z``).
 
-    ``plane`` (table mm -> photo px) tells how many photo pixels each coaster spans; None: the
-    photo is as fine as the view."""
+    ``plane`` (table mm -> working px) tells how many pixels of the photo as decoded each
+    coaster spans; None: the photo is as fine as the view."""
     covers = []
     for k, item in enumerate(items):
         if item.side.kind is not ItemKind.COASTER or item.side.face is not Face.UP:
