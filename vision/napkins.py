@@ -5,7 +5,11 @@ Its outline and stripe, though, are straight lines at known distances from its c
 catalogue's napkin size, the art's stripe). In the rectified view every edge pixel, with its
 gradient direction, votes for the centres that would put it on one of those lines (on either
 side), together with the square's orientation (the direction modulo 90 degrees). Peaks are
-napkin candidates; the voters of a peak then fit its centre and angle by least squares.
+napkin candidates; the voters of a peak then fit its centre and angle by least squares, and
+the best supported of a few candidates is taken. A napkin found (or known from its features)
+takes its edge pixels out of the vote, so a napkin lying half under it (a stack of napkins)
+still shows its own peak. A candidate must be paper inside a darker stripe, and its lines must
+end at its corners (planks and a table's edge run on).
 
 Frames: canvas px of a :class:`vision.detect.CanvasView`; results in table mm.
 """
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from shapely.geometry import Polygon
+from shapely.ops import unary_union
 
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side, ink_channel
@@ -33,8 +38,19 @@ ANGLE_BIN_DEG = 5.0
 MIN_GRADIENT = 25.0
 #: A peak needs, on each of two perpendicular sides, this share of a full side's votes...
 MIN_CORNER_SHARE = 0.1
-#: ...and its fitted lines this share of the line pixels of a fully visible napkin's back.
+#: ...and its fitted lines this share of the line pixels of a fully visible napkin's back, times
+#: the share of its outline clear of the items known and the napkins found (at least
+#: :data:`MIN_CLEAR_OUTLINE_SHARE`): the bottom napkin of a stack shows only its clear lines.
 MIN_FULL_SHARE = 0.4
+MIN_CLEAR_OUTLINE_SHARE = 0.35
+#: A napkin found on fewer lines than a whole one's share must show its printed border (the
+#: best :func:`border_agreement` over its sides and colours): a square beside a napkin, half
+#: over it, finds a few of its lines (dev 0022: 0.12; the pipeline's own bound is 0.3).
+MIN_BORDER_SHOWN = 0.3
+#: A napkin's lines run on past its corners by at most this share of their pixels within it
+#: (:func:`_line_overrun`; real napkins logged on validation photos: 0.00-0.03; squares fitted
+#: to the planks of a pale wooden table and its edge, validation 0017: 0.12-0.18).
+MAX_LINE_OVERRUN = 0.08
 #: Inside the stripe a napkin is paper: at least this share of it is unsaturated...
 MIN_PAPER_SHARE = 0.5
 #: ...that is, (max - min) / max of B, G, R below this; and the stripe's ink is darker than the
@@ -47,10 +63,27 @@ MIN_STRIPE_SIDES = 2
 #: art: the first, coarse plane may be a few per cent off in scale (held-out 0000: 4 %, which
 #: put a napkin back's 2.5 mm stripe beside the band looked at).
 STRIPE_SHIFTS = (-0.04, -0.02, 0.0, 0.02, 0.04)
-#: A candidate sharing more than this share of its area with a known napkin is that napkin.
-MAX_SHARED_AREA = 0.5
-#: At most this many napkins are looked for.
+#: A candidate this close to a known napkin (centres, mm; angles modulo 90 degrees) is that
+#: napkin. Stacked napkins lie farther apart or turned (valid. 30-89's 0038: 47 mm apart, 57% of
+#: their area shared); a napkin matched on a few features may be placed up to about 20 mm off.
+SAME_NAPKIN_MM = 25.0
+SAME_NAPKIN_DEG = 10.0
+#: Around each peak tried, and around the centre fitted to it, this share of the half size is
+#: taken out of the vote (the peak's spread over neighbouring cells); around a peak refused (its
+#: lines too few, or no paper inside them), this share.
+TRIED_RADIUS_SHARE = 0.25
+REFUSED_RADIUS_SHARE = 0.5
+#: After a napkin is found, edge pixels this close to its lines (px, and normals within
+#: :data:`EXPLAINED_ANGLE_DEG` of its axes) are explained: they neither vote nor fit again.
+EXPLAINED_PX = 3.0
+EXPLAINED_ANGLE_DEG = 20.0
+#: Cell rows of the vote worked out at a time (a strip's buffers stay small and warm).
+_STRIP_ROWS = 32
+#: At most this many napkins are looked for, among at most this many peaks; each napkin is
+#: the best supported (most edge pixels on its lines) of this many candidate peaks.
 MAX_NAPKINS = 12
+MAX_PEAKS = 100
+CANDIDATES_PER_NAPKIN = 4
 
 
 @dataclass(frozen=True)
@@ -59,6 +92,10 @@ class _Edges:
 
     points: np.ndarray
     normals: np.ndarray
+
+    def subset(self, keep: np.ndarray) -> _Edges:
+        """The edge pixels where the boolean mask ``keep`` is set (row-major order kept)."""
+        return _Edges(self.points[keep], self.normals[keep])
 
     def near(self, centre: np.ndarray, radius: float) -> np.ndarray:
         """Indices (ascending) of the edge pixels closer than ``radius`` px to ``centre``."""
@@ -80,7 +117,7 @@ def _edge_pixels(view: CanvasView) -> _Edges:
 def _vote_cells(
     edges: _Edges, half_px: float, cell: float, n_bins: int, grid: tuple[int, int]
 ) -> np.ndarray:
-    """Flat accumulator indices (side, orientation bin, cell row, cell column) of every vote.
+    """Flat accumulator indices (side, cell row, cell column, orientation bin) of every vote.
 
     Each edge pixel votes, for each line offset and on either side of it, for the centre cell
     (``cell`` px, ``grid`` = (columns, rows)) that would put it on that line, with the square's
@@ -101,7 +138,7 @@ def _vote_cells(
             np.floor(((outward - bin_centre) % (2 * np.pi)) / (np.pi / 2) + 0.5).astype(np.int64)
             % 4
         )
-        base = ((side_k * n_bins + abin) * ny).astype(np.float64)
+        base = (side_k * ny).astype(np.float64)
         for share in EDGE_OFFSETS:
             offset = sign * share * half_px
             # in place, in float64 (exact for these integers): floor((x + offset * normal) / cell)
@@ -114,6 +151,8 @@ def _vote_cells(
             row += base
             row *= nx
             row += column
+            row *= n_bins
+            row += abin
             votes.append(row[ok].astype(np.int64))
     return np.concatenate(votes)
 
@@ -137,52 +176,222 @@ def find_napkins(
         return []
     h, w = view.image_bgr.shape[:2]
     cell = CELL_MM * view.px_per_mm
-    nx, ny = int(np.ceil(w / cell)) + 1, int(np.ceil(h / cell)) + 1
-    n_bins = round(90 / ANGLE_BIN_DEG)
-    acc = np.bincount(
-        _vote_cells(edges, half_px, cell, n_bins, (nx, ny)), minlength=4 * n_bins * ny * nx
-    )
-    acc = acc.astype(np.float32).reshape(4, n_bins, ny, nx)
-    # neighbouring cells and orientation bins share a peak
-    acc = np.stack([[cv2.boxFilter(a, -1, (3, 3), normalize=False) for a in sk] for sk in acc])
-    acc = acc + np.roll(acc, 1, axis=1) + np.roll(acc, -1, axis=1)
-    # a napkin shows at least two perpendicular sides (a corner); parallel clutter (wood grain,
-    # cloth stripes) votes for opposite sides only
-    acc = np.max([np.minimum(acc[k], acc[(k + 1) % 4]) for k in range(4)], axis=0)
+    known_poses = [d.pose for d in known if d.side.kind is ItemKind.NAPKIN]
+    # the napkins known already do not vote: a square half over one of them would find its
+    # lines and folds (dev 0009: a face-up napkin and a false one beside it sharing its edge)
+    for pose in known_poses:
+        centre = view.table_to_canvas(np.array([pose.center_mm]))[0]
+        edges = edges.subset(~_explained(edges, centre, pose.angle_rad, half_px))
+    vote = _Vote(edges, half_px, cell, (int(np.ceil(w / cell)) + 1, int(np.ceil(h / cell)) + 1))
     side_votes = 3 * (2 * half_px * 0.8)  # three straight lines per side (edge, stripe)
     full_edges = _full_napkin_edges(library, side, view.px_per_mm)
-    known_outlines = [_outline(d.side, d.pose) for d in known if d.side.kind is ItemKind.NAPKIN]
-    found: list[SideDetection] = []
-    for _ in range(MAX_NAPKINS):
-        b, iy, ix = np.unravel_index(int(np.argmax(acc)), acc.shape)
-        if acc[b, iy, ix] < MIN_CORNER_SHARE * side_votes:
-            break
-        centre = np.array([(ix + 0.5) * cell, (iy + 0.5) * cell])
-        angle = np.deg2rad((b + 0.5) * ANGLE_BIN_DEG)
-        # suppress this napkin's neighbourhood in every orientation
-        r = int(np.ceil(half_px / cell))
-        acc[:, max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1] = 0
+
+    # what hides napkins' lines: the items known and the napkins found
+    covering = unary_union([_outline(d.side, d.pose) for d in known])
+
+    def candidate(centre: np.ndarray, angle: float) -> _Candidate | None:
+        """The napkin fitted from ``centre``, ``angle`` (canvas px, rad), if it is one."""
         fitted = _fit_square(edges, centre, angle, half_px)
-        if fitted is None:
-            continue
+        least = MIN_FULL_SHARE * full_edges
+        if fitted is None or len(fitted[2]) < least * MIN_CLEAR_OUTLINE_SHARE:
+            return None
         centre, angle, inliers = fitted
-        if len(inliers) < MIN_FULL_SHARE * full_edges or not _is_paper(
-            view, centre, angle, half_px, light_bgr
-        ):
-            continue
         centre_mm = view.canvas_to_table(centre[None])[0]
-        pose = ItemPose((float(centre_mm[0]), float(centre_mm[1])), float(angle))
-        outline = _outline(side, pose)
-        if any(
-            outline.intersection(k).area > MAX_SHARED_AREA * outline.area for k in known_outlines
-        ):
-            continue
-        local = pose.table_to_local(view.canvas_to_table(inliers))
-        found.append(
-            _detection(side, pose, local, view.table_to_canvas(pose.local_to_table(local)))
-        )
-        known_outlines.append(outline)
+        pose = ItemPose((float(centre_mm[0]), float(centre_mm[1])), angle)
+        ring = _outline(side, pose).exterior
+        clear = 1.0 - ring.intersection(covering).length / ring.length
+        if len(inliers) < least * max(clear, MIN_CLEAR_OUTLINE_SHARE):
+            return None
+        if len(inliers) < least and _best_border_agreement(view, library, pose) < MIN_BORDER_SHOWN:
+            return None  # found on its clear lines alone: its printed border must show there
+        if any(_same_napkin(pose, k) for k in known_poses):
+            return None
+        if _line_overrun(edges, centre, angle, half_px) > MAX_LINE_OVERRUN:
+            return None
+        if not _is_paper(view, centre, angle, half_px, light_bgr):
+            return None
+        return _Candidate(centre, angle, inliers, pose)
+
+    found: list[SideDetection] = []
+    waiting: list[_Candidate] = []  # napkins that lost to a better supported one
+    peaks = 0
+    while len(found) < MAX_NAPKINS:
+        # the best supported of a few candidates first: where napkins are stacked, a peak
+        # between them fits the lines of both poorly, the napkin on top fits its own fully
+        candidates = [c for c in (candidate(w.centre_px, w.angle_rad) for w in waiting) if c]
+        while len(candidates) < CANDIDATES_PER_NAPKIN and peaks < MAX_PEAKS:
+            centre, angle, votes = vote.peak()
+            if votes < MIN_CORNER_SHARE * side_votes:
+                break
+            peaks += 1
+            vote.mark_tried(centre, TRIED_RADIUS_SHARE * half_px)
+            one = candidate(centre, angle)
+            if one is None:
+                vote.mark_tried(centre, REFUSED_RADIUS_SHARE * half_px)
+                continue
+            vote.mark_tried(one.centre_px, TRIED_RADIUS_SHARE * half_px)
+            # a weaker peak of a napkin already fitted (its stripe's lines, or the paper's edge
+            # against the stripe's when the plane is a little off in scale) stays unfitted
+            if not any(_same_napkin(one.pose, c.pose) for c in candidates):
+                candidates.append(one)
+        if not candidates:
+            break
+        best = max(candidates, key=lambda c: len(c.inliers))
+        waiting = [c for c in candidates if c is not best]
+        pose = best.pose
+        local = pose.table_to_local(view.canvas_to_table(edges.points[best.inliers]))
+        canvas = view.table_to_canvas(pose.local_to_table(local))
+        found.append(_detection(side, pose, local, canvas))
+        known_poses.append(best.pose)
+        covering = covering.union(_outline(side, best.pose))
+        explained = _explained(edges, best.centre_px, best.angle_rad, half_px)
+        vote.remove(edges.subset(explained))
+        edges = edges.subset(~explained)
     return found
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A napkin fitted to the edge pixels: centre (canvas px), angle (rad), the indices of its
+    line pixels (into the edges it was fitted to) and its pose (table mm)."""
+
+    centre_px: np.ndarray
+    angle_rad: float
+    inliers: np.ndarray
+    pose: ItemPose
+
+
+class _Vote:
+    """The Hough accumulator of napkin centres over a grid of ``cell`` px cells (``grid`` =
+    columns, rows of the canvas), for napkins ``half_px`` px from centre to side.
+
+    A napkin's votes at a cell and orientation bin are, on the better pair of its perpendicular
+    sides, the fewer votes of the two (:func:`_corner_votes`); per cell, ``best`` holds the most
+    over the orientation bins (0 where tried) and ``best_bin`` the bin. The raw votes fill a few
+    per cent of the (side, cell row, cell column, bin) grid, so they are kept sparse and the
+    corner votes worked out a strip of rows at a time; removing edge pixels updates them only
+    where theirs fell.
+    """
+
+    def __init__(self, edges: _Edges, half_px: float, cell: float, grid: tuple[int, int]):
+        self.half_px, self.cell, self.grid = half_px, cell, grid
+        self.n_bins = round(90 / ANGLE_BIN_DEG)
+        nx, ny = grid
+        cells, counts = np.unique(self._cells(edges), return_counts=True)
+        self.cells, self.counts = cells, counts.astype(np.float32)  # flat indices, ascending
+        self.best = np.zeros((ny, nx), np.float32)
+        self.best_bin = np.zeros((ny, nx), np.int64)
+        self.tried = np.zeros((ny, nx), bool)
+        for y0 in range(0, ny, _STRIP_ROWS):
+            self._update(y0, min(y0 + _STRIP_ROWS, ny), 0, nx)
+
+    def _cells(self, edges: _Edges) -> np.ndarray:
+        return _vote_cells(edges, self.half_px, self.cell, self.n_bins, self.grid)
+
+    def _raw(self, y0: int, y1: int, x0: int, x1: int) -> np.ndarray:
+        """Dense raw votes (side, cell rows y0:y1, cell columns x0:x1, bin), float32."""
+        nx, ny = self.grid
+        row_size = nx * self.n_bins
+        block = np.zeros((4, y1 - y0, x1 - x0, self.n_bins), np.float32)
+        for k in range(4):
+            start = (k * ny + y0) * row_size
+            lo, hi = np.searchsorted(self.cells, [start, start + (y1 - y0) * row_size])
+            rows, rest = np.divmod(self.cells[lo:hi] - start, row_size)
+            columns, bins = np.divmod(rest, self.n_bins)
+            keep = (columns >= x0) & (columns < x1)
+            block[k, rows[keep], columns[keep] - x0, bins[keep]] = self.counts[lo:hi][keep]
+        return block
+
+    def _update(self, y0: int, y1: int, x0: int, x1: int) -> None:
+        """Work out ``best`` and ``best_bin`` again over cell rows y0:y1, columns x0:x1."""
+        nx, ny = self.grid
+        # the 3 x 3 box sum reaches one cell out
+        ya, yb, xa, xb = max(y0 - 1, 0), min(y1 + 1, ny), max(x0 - 1, 0), min(x1 + 1, nx)
+        corners = _corner_votes(self._raw(ya, yb, xa, xb))[y0 - ya : y1 - ya, x0 - xa : x1 - xa]
+        self.best[y0:y1, x0:x1] = np.where(self.tried[y0:y1, x0:x1], 0.0, corners.max(axis=2))
+        self.best_bin[y0:y1, x0:x1] = corners.argmax(axis=2)
+
+    def peak(self) -> tuple[np.ndarray, float, float]:
+        """The strongest untried cell: its centre (canvas px), orientation (rad) and votes."""
+        iy, ix = np.unravel_index(int(np.argmax(self.best)), self.best.shape)
+        centre = np.array([(ix + 0.5) * self.cell, (iy + 0.5) * self.cell])
+        angle = np.deg2rad((self.best_bin[iy, ix] + 0.5) * ANGLE_BIN_DEG)
+        return centre, float(angle), float(self.best[iy, ix])
+
+    def remove(self, edges: _Edges) -> None:
+        """Take the votes of ``edges`` out (pixels that voted before)."""
+        if len(edges.points) == 0:
+            return
+        cells, counts = np.unique(self._cells(edges), return_counts=True)
+        self.counts[np.searchsorted(self.cells, cells)] -= counts
+        nx, ny = self.grid
+        rows, columns = (cells // (nx * self.n_bins)) % ny, (cells // self.n_bins) % nx
+        # the 3 x 3 box sum carries a vote one cell out
+        y0, y1 = max(int(rows.min()) - 1, 0), min(int(rows.max()) + 2, ny)
+        x0, x1 = max(int(columns.min()) - 1, 0), min(int(columns.max()) + 2, nx)
+        self._update(y0, y1, x0, x1)
+
+    def mark_tried(self, centre_px: np.ndarray, radius_px: float) -> None:
+        """No peak within ``radius_px`` of ``centre_px`` (canvas px) any more."""
+        cx, cy = np.asarray(centre_px) / self.cell - 0.5
+        r = max(radius_px / self.cell, 1.0)
+        ny, nx = self.tried.shape
+        y0, x0 = min(max(int(cy - r), 0), ny), min(max(int(cx - r), 0), nx)
+        y1, x1 = min(max(int(cy + r) + 2, 0), ny), min(max(int(cx + r) + 2, 0), nx)
+        ys, xs = np.ogrid[y0:y1, x0:x1]
+        disk = (xs - cx) ** 2 + (ys - cy) ** 2 <= r * r
+        self.tried[y0:y1, x0:x1] |= disk
+        self.best[y0:y1, x0:x1][disk] = 0.0
+
+
+def _corner_votes(votes: np.ndarray) -> np.ndarray:
+    """:class:`_Vote`'s corner votes (cell row, cell column, orientation bin) of raw votes
+    (side, cell row, cell column, orientation bin), float32; a side at a time, in reused
+    buffers (the grid is large and mostly empty)."""
+    boxed = np.empty(votes.shape[1:], np.float32)
+
+    def spread(k: int, out: np.ndarray) -> np.ndarray:
+        # neighbouring cells and orientation bins share a peak (3 x 3 cells, 3 bins, circular)
+        cv2.boxFilter(votes[k], -1, (3, 3), dst=boxed, normalize=False)
+        np.copyto(out, boxed)
+        out[..., 1:] += boxed[..., :-1]
+        out[..., 0] += boxed[..., -1]
+        out[..., :-1] += boxed[..., 1:]
+        out[..., -1] += boxed[..., 0]
+        return out
+
+    # a napkin shows at least two perpendicular sides (a corner); parallel clutter (wood grain,
+    # cloth stripes) votes for opposite sides only
+    first = spread(0, np.empty_like(boxed))
+    previous = spread(1, np.empty_like(boxed))
+    corners = np.minimum(first, previous)
+    current, pair = np.empty_like(boxed), np.empty_like(boxed)
+    for k in (2, 3):
+        spread(k, current)
+        np.maximum(corners, np.minimum(previous, current, out=pair), out=corners)
+        previous, current = current, previous
+    np.maximum(corners, np.minimum(previous, first, out=pair), out=corners)
+    return corners
+
+
+def _best_border_agreement(view: CanvasView, library: ArtLibrary, pose: ItemPose) -> float:
+    """The best :func:`border_agreement` of a napkin at ``pose`` over its sides and colours."""
+    return max(
+        border_agreement(view, library, side, color.name, pose)
+        for side in library.sides
+        if side.kind is ItemKind.NAPKIN
+        for color in library.catalogue.colors
+    )
+
+
+def _same_napkin(a: ItemPose, b: ItemPose) -> bool:
+    """Whether two napkin poses (table mm) are one napkin (:data:`SAME_NAPKIN_MM`,
+    :data:`SAME_NAPKIN_DEG`; a square's angle counts modulo 90 degrees)."""
+    turn = np.rad2deg(a.angle_rad - b.angle_rad) % 90.0
+    return bool(
+        np.hypot(a.center_mm[0] - b.center_mm[0], a.center_mm[1] - b.center_mm[1]) < SAME_NAPKIN_MM
+        and min(turn, 90.0 - turn) < SAME_NAPKIN_DEG
+    )
 
 
 def _outline(side: Side, pose: ItemPose) -> Polygon:
@@ -316,6 +525,64 @@ def _centre_by_profiles(
     return centre + shift @ axes
 
 
+@dataclass(frozen=True)
+class _LineTerms:
+    """Edge pixels seen from a square napkin's pose: per pixel, the square's axis its normal
+    lies along (0 or 1), how well (|cos| of the angle between them), its offset from the
+    centre across and along that axis (px, signed), and its residual to the nearest of the
+    napkin's lines (px)."""
+
+    axis: np.ndarray
+    alignment: np.ndarray
+    across: np.ndarray
+    along: np.ndarray
+    residual: np.ndarray
+
+    @classmethod
+    def of(
+        cls, pts: np.ndarray, nrm: np.ndarray, centre: np.ndarray, angle: float, offsets: np.ndarray
+    ) -> _LineTerms:
+        axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+        proj_n = nrm @ axes.T  # (N, 2): normal along each axis
+        axis = np.argmax(np.abs(proj_n), axis=1)
+        rows = np.arange(len(pts))
+        rel = (pts - centre) @ axes.T
+        across, along = rel[rows, axis], rel[rows, 1 - axis]
+        dist = np.abs(across)
+        k = np.argmin(np.abs(dist[:, None] - offsets[None, :]), axis=1)
+        return cls(axis, np.abs(proj_n[rows, axis]), across, along, dist - offsets[k])
+
+
+def _explained(edges: _Edges, centre: np.ndarray, angle: float, half_px: float) -> np.ndarray:
+    """Boolean mask of the edge pixels on the lines of the napkin at ``centre``, ``angle``
+    (canvas px), its paper's edge, stripe and folds: :data:`EXPLAINED_PX` from a line, normal
+    within :data:`EXPLAINED_ANGLE_DEG`."""
+    lines = np.array((0.0, *EDGE_OFFSETS)) * half_px  # with the fold lines through the centre
+    terms = _LineTerms.of(edges.points, edges.normals, centre, angle, lines)
+    return (
+        (terms.alignment > np.cos(np.deg2rad(EXPLAINED_ANGLE_DEG)))
+        & (np.abs(terms.residual) < EXPLAINED_PX)
+        & (np.abs(terms.along) < half_px)
+    )
+
+
+def _line_overrun(edges: _Edges, centre: np.ndarray, angle: float, half_px: float) -> float:
+    """How far the napkin's lines at ``centre``, ``angle`` (canvas px) run on past its corners:
+    the edge pixels on them half a side beyond the corners, per edge pixel on them within the
+    napkin (along the side, within 0.85 of the half size; :func:`_fit_square`'s tolerance).
+    A napkin's paper edge and stripe end at its corners; planks, cloth stripes and a table's
+    edge run on."""
+    near = edges.near(centre, half_px * 1.6)
+    terms = _LineTerms.of(
+        edges.points[near], edges.normals[near], centre, angle, np.array(EDGE_OFFSETS) * half_px
+    )
+    on_line = (terms.alignment > np.cos(np.deg2rad(12))) & (np.abs(terms.residual) < 1.5)
+    along = np.abs(terms.along)
+    inside = np.count_nonzero(on_line & (along < half_px * 0.85))
+    beyond = np.count_nonzero(on_line & (along > half_px * 1.1) & (along < half_px * 1.5))
+    return beyond / max(inside, 1)
+
+
 def _fit_square(
     edges: _Edges, centre: np.ndarray, angle: float, half_px: float
 ) -> tuple[np.ndarray, float, np.ndarray] | None:
@@ -324,6 +591,8 @@ def _fit_square(
     Each nearby edge pixel whose normal is along one of the square's axes is assigned to the
     line (axis, offset) it is nearest to; the centre and angle then minimise the distances of
     all assigned pixels to their lines (Gauss-Newton, a few rounds with shrinking tolerance).
+    Returns the centre (canvas px), the angle (rad) and the indices of the pixels used (into
+    ``edges``), or None when too few lie on its lines.
     """
     near = edges.near(centre, half_px * 1.1)
     pts, nrm = edges.points[near], edges.normals[near]
@@ -339,31 +608,28 @@ def _fit_square(
         if lines.sum() >= 20:
             angle = angle + float(np.angle(np.exp(4j * diff[lines]).mean()) / 4)
         centre = _centre_by_profiles(pts, nrm, centre, angle, offsets)
-    inliers = pts[:0]
+    used = near[:0]
     for tolerance in (2.0, 1.5, 1.5, 1.5):
-        axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
-        proj_n = nrm @ axes.T  # (N, 2): normal along each axis
-        axis = np.argmax(np.abs(proj_n), axis=1)
-        aligned = np.abs(proj_n[np.arange(len(pts)), axis]) > np.cos(np.deg2rad(12))
-        rel = (pts - centre) @ axes.T
-        dist = np.abs(rel[np.arange(len(pts)), axis])
-        along = np.abs(rel[np.arange(len(pts)), 1 - axis])
-        k = np.argmin(np.abs(dist[:, None] - offsets[None, :]), axis=1)
-        resid = dist - offsets[k]
-        use = aligned & (np.abs(resid) < tolerance) & (along < half_px * 0.85)
+        terms = _LineTerms.of(pts, nrm, centre, angle, offsets)
+        use = (
+            (terms.alignment > np.cos(np.deg2rad(12)))
+            & (np.abs(terms.residual) < tolerance)
+            & (np.abs(terms.along) < half_px * 0.85)
+        )
         if use.sum() < 20:
             return None
         # linearised: d(dist)/d(centre) = -sign * axis_dir; d(dist)/d(angle) = sign * along-term
-        sign = np.sign(rel[np.arange(len(pts)), axis])[use]
-        a_dir = axes[axis[use]]
-        perp = rel[np.arange(len(pts)), 1 - axis][use]
-        jac_angle = np.where(axis[use] == 0, 1.0, -1.0) * perp
+        axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+        axis = terms.axis[use]
+        sign = np.sign(terms.across[use])
+        a_dir = axes[axis]
+        jac_angle = np.where(axis == 0, 1.0, -1.0) * terms.along[use]
         jac = np.column_stack([-sign * a_dir[:, 0], -sign * a_dir[:, 1], sign * jac_angle])
-        step, *_ = np.linalg.lstsq(jac, -resid[use], rcond=None)
+        step, *_ = np.linalg.lstsq(jac, -terms.residual[use], rcond=None)
         centre = centre + step[:2]
         angle = angle + step[2]
-        inliers = pts[use]
-    return centre, float(angle), inliers
+        used = near[use]
+    return centre, float(angle), used
 
 
 #: Border profiles sampled per side of a napkin, and their span along the side (share of the
