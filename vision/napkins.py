@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import shapely
 from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from games.beer_pretzels.catalogue import Face, ItemKind
@@ -43,9 +45,9 @@ MIN_CORNER_SHARE = 0.1
 #: :data:`MIN_CLEAR_OUTLINE_SHARE`): the bottom napkin of a stack shows only its clear lines.
 MIN_FULL_SHARE = 0.4
 MIN_CLEAR_OUTLINE_SHARE = 0.35
-#: A napkin found on fewer lines than a whole one's share must show its printed border (the
-#: best :func:`border_agreement` over its sides and colours): a square beside a napkin, half
-#: over it, finds a few of its lines (dev 0022: 0.12; the pipeline's own bound is 0.3).
+#: A napkin found on fewer lines than a whole one's share must show its printed border where
+#: its outline is clear (:func:`_clear_border_agreement`): a square beside a napkin, half over
+#: it, finds a few of its lines (dev 0022; the pipeline's own bound is 0.3).
 MIN_BORDER_SHOWN = 0.3
 #: A napkin's lines run on past its corners by at most this share of their pixels within it
 #: (:func:`_line_overrun`; real napkins logged on validation photos: 0.00-0.03; squares fitted
@@ -202,7 +204,9 @@ def find_napkins(
         clear = 1.0 - ring.intersection(covering).length / ring.length
         if len(inliers) < least * max(clear, MIN_CLEAR_OUTLINE_SHARE):
             return None
-        if len(inliers) < least and _best_border_agreement(view, library, pose) < MIN_BORDER_SHOWN:
+        if len(inliers) < least and (
+            _clear_border_agreement(view, library, pose, covering) < MIN_BORDER_SHOWN
+        ):
             return None  # found on its clear lines alone: its printed border must show there
         if any(_same_napkin(pose, k) for k in known_poses):
             return None
@@ -374,13 +378,25 @@ def _corner_votes(votes: np.ndarray) -> np.ndarray:
     return corners
 
 
-def _best_border_agreement(view: CanvasView, library: ArtLibrary, pose: ItemPose) -> float:
-    """The best :func:`border_agreement` of a napkin at ``pose`` over its sides and colours."""
+def _clear_border_agreement(
+    view: CanvasView, library: ArtLibrary, pose: ItemPose, covering: BaseGeometry
+) -> float:
+    """The best :func:`border_agreement` of a napkin at ``pose`` over its sides and colours,
+    on its border profiles whose middle lies clear of ``covering`` (table mm); 0 when fewer than
+    a side's worth are clear."""
+    sides = [s for s in library.sides if s.kind is ItemKind.NAPKIN]
+    middles = _profile_points(sides[0], view.px_per_mm)
+    middles = pose.local_to_table(middles[:, middles.shape[1] // 2])
+    clear = ~shapely.contains_xy(covering, middles[:, 0], middles[:, 1])
+    if clear.sum() < _PROFILES_PER_SIDE:
+        return 0.0
     return max(
-        border_agreement(view, library, side, color.name, pose)
-        for side in library.sides
-        if side.kind is ItemKind.NAPKIN
-        for color in library.catalogue.colors
+        float(np.mean(correlations[clear] >= _MIN_PROFILE_CORRELATION))
+        for correlations in (
+            _border_correlations(view, library, side, color.name, pose)
+            for side in sides
+            for color in library.catalogue.colors
+        )
     )
 
 
@@ -690,14 +706,7 @@ def _border_correlations(
     :func:`border_agreement`); a flat profile gives 0."""
     half = side.shape.size_mm / 2
     ppm = view.px_per_mm
-    r = np.arange(_PROFILE_RANGE[0] * half, _PROFILE_RANGE[1] * half, 0.5 / ppm)
-    t = np.linspace(-_PROFILE_SPAN * half, _PROFILE_SPAN * half, _PROFILES_PER_SIDE)
-    local = []
-    for normal in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
-        n = np.array(normal)
-        u = np.array([-n[1], n[0]])
-        local.append(n * r[None, :, None] + u * t[:, None, None])
-    local = np.concatenate(local)  # (4 * profiles, len(r), 2) side-local mm
+    local = _profile_points(side, ppm)
     art = library.art_rgba(side, color, ppm)
     art_px = (local + half) * ppm - 0.5
     expected = _sample(ink_channel(art[:, :, :3]), art_px)
@@ -707,6 +716,20 @@ def _border_correlations(
     seen -= seen.mean(axis=1, keepdims=True)
     norm = np.linalg.norm(expected, axis=1) * np.linalg.norm(seen, axis=1)
     return (expected * seen).sum(axis=1) / np.maximum(norm, 1e-6)
+
+
+def _profile_points(side: Side, px_per_mm: float) -> np.ndarray:
+    """(4 * profiles, samples, 2) side-local mm of the border profiles: per side of the napkin,
+    :data:`_PROFILES_PER_SIDE` lines along its outward normal, sampled every half view px."""
+    half = side.shape.size_mm / 2
+    r = np.arange(_PROFILE_RANGE[0] * half, _PROFILE_RANGE[1] * half, 0.5 / px_per_mm)
+    t = np.linspace(-_PROFILE_SPAN * half, _PROFILE_SPAN * half, _PROFILES_PER_SIDE)
+    local = []
+    for normal in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
+        n = np.array(normal)
+        u = np.array([-n[1], n[0]])
+        local.append(n * r[None, :, None] + u * t[:, None, None])
+    return np.concatenate(local)
 
 
 def _sample(image: np.ndarray, points_px: np.ndarray) -> np.ndarray:
