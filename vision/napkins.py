@@ -81,10 +81,12 @@ EXPLAINED_PX = 3.0
 EXPLAINED_ANGLE_DEG = 20.0
 #: Cell rows of the vote worked out at a time (a strip's buffers stay small and warm).
 _STRIP_ROWS = 32
-#: At most this many napkins are looked for, among at most this many peaks; each napkin is
-#: the best supported (most edge pixels on its lines) of this many candidate peaks.
+#: At most this many napkins are looked for, among at most this many peaks (each fit costs
+#: about 9 ms; the napkins taken on the dev and validation photos logged were first proposed by
+#: peaks 1-7, a crowded table has a hundred peaks); each napkin is the best supported (most edge
+#: pixels on its lines) of this many candidate peaks.
 MAX_NAPKINS = 12
-MAX_PEAKS = 100
+MAX_PEAKS = 30
 CANDIDATES_PER_NAPKIN = 4
 
 
