@@ -576,12 +576,16 @@ def _explained(edges: _Edges, centre: np.ndarray, angle: float, half_px: float) 
     (canvas px), its paper's edge, stripe and folds: :data:`EXPLAINED_PX` from a line, normal
     within :data:`EXPLAINED_ANGLE_DEG`."""
     lines = np.array((0.0, *EDGE_OFFSETS)) * half_px  # with the fold lines through the centre
-    terms = _LineTerms.of(edges.points, edges.normals, centre, angle, lines)
-    return (
+    # such a pixel lies within half_px along and half_px + EXPLAINED_PX across of the centre
+    near = edges.near(centre, np.hypot(half_px, half_px + EXPLAINED_PX) + 1.0)
+    terms = _LineTerms.of(edges.points[near], edges.normals[near], centre, angle, lines)
+    mask = np.zeros(len(edges.points), bool)
+    mask[near] = (
         (terms.alignment > np.cos(np.deg2rad(EXPLAINED_ANGLE_DEG)))
         & (np.abs(terms.residual) < EXPLAINED_PX)
         & (np.abs(terms.along) < half_px)
     )
+    return mask
 
 
 def _line_overrun(edges: _Edges, centre: np.ndarray, angle: float, half_px: float) -> float:
