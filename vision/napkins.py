@@ -206,12 +206,12 @@ def find_napkins(
         clear = 1.0 - ring.intersection(covering).length / ring.length
         if len(inliers) < least * max(clear, MIN_CLEAR_OUTLINE_SHARE):
             return None
+        if any(_same_napkin(pose, k) for k in known_poses):
+            return None
         if len(inliers) < least and (
             _clear_border_agreement(view, library, pose, covering) < MIN_BORDER_SHOWN
         ):
             return None  # found on its clear lines alone: its printed border must show there
-        if any(_same_napkin(pose, k) for k in known_poses):
-            return None
         if _line_overrun(edges, centre, angle, half_px) > MAX_LINE_OVERRUN:
             return None
         if not _is_paper(view, centre, angle, half_px, light_bgr):
