@@ -41,7 +41,14 @@ from shapely import contains_xy, get_coordinates, line_interpolate_point
 
 from games.beer_pretzels.catalogue import Face, ItemKind, Shape
 from vision.art import ArtLibrary, Side
-from vision.art_fit import BLURS_MM, MAX_SHIFT_MM, clear_share, ink_arts, refine_pose
+from vision.art_fit import (
+    BLURS_MM,
+    MAX_SHIFT_MM,
+    RIM_MARGIN_SIGMAS,
+    clear_share,
+    ink_arts,
+    refine_pose,
+)
 from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.errors import NoGameFound
 from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct
@@ -491,7 +498,8 @@ def _coarse_turns(
     """(correlation, side, pose) of every side at every coarse turn at the peak's centre: the
     view's ink at half scale against the side's art ink turned every :data:`_COARSE_STEP_DEG`
     (:meth:`vision.art.ArtLibrary.turned_ink`), over the disc inscribed in the shape clear of
-    ``covered``; a rounded square only near its outline's angle (within 6 deg, every 90)."""
+    ``covered`` (for a blurred variant, :data:`~vision.art_fit.RIM_MARGIN_SIGMAS` of its blur in
+    from the rim); a rounded square only near its outline's angle (within 6 deg, every 90)."""
     p = view.px_per_mm / 2
     ink = cv2.resize(view.ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     clear = cv2.resize((~covered).astype(np.float32), ink.shape[::-1], interpolation=cv2.INTER_AREA)
@@ -504,14 +512,19 @@ def _coarse_turns(
         patch = cv2.getRectSubPix(ink.astype(np.float32), (n, n), (float(cx), float(cy)))
         seen = cv2.getRectSubPix(clear, (n, n), (float(cx), float(cy))) > 0.99
         yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
-        mask = seen & (np.hypot(xx, yy) < side.shape.size_mm / 2 * p - 1)
-        if mask.sum() < 30:
-            continue
-        observed = patch[mask] - patch[mask].mean()
-        arts = turned.stack[:, :, mask]
-        arts = arts - arts.mean(axis=2, keepdims=True)
-        den = np.linalg.norm(arts, axis=2) * np.linalg.norm(observed) + 1e-9
-        score = ((arts @ observed) / den).max(axis=1)
+        radius = np.hypot(xx, yy)
+        blurs = np.array(BLURS_MM * (turned.stack.shape[1] // len(BLURS_MM)))
+        score = np.full(len(turned.angles_deg), -1.0)
+        for blur in BLURS_MM:
+            inner = side.shape.size_mm / 2 - RIM_MARGIN_SIGMAS * blur
+            mask = seen & (radius < inner * p - 1)
+            if mask.sum() < 30:
+                continue
+            observed = patch[mask] - patch[mask].mean()
+            arts = turned.stack[:, blurs == blur][:, :, mask]
+            arts = arts - arts.mean(axis=2, keepdims=True)
+            den = np.linalg.norm(arts, axis=2) * np.linalg.norm(observed) + 1e-9
+            score = np.maximum(score, ((arts @ observed) / den).max(axis=1))
         angles = turned.angles_deg
         if side.shape.kind != "circle":
             off = (angles - np.rad2deg(peak.angle_rad) + 45.0) % 90.0 - 45.0

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
-from vision.art_fit import art_correlation, clear_share, ink_arts, refine_pose
+from vision.art_fit import (
+    art_correlation,
+    clear_share,
+    ink_arts,
+    normalised_correlation,
+    refine_pose,
+    rim_correlation,
+)
 from vision.detect import CanvasView
 from vision.plane import ItemPose
 
@@ -17,10 +26,15 @@ COASTER_MM = (100.0, 90.0)
 COASTER_TURN = np.deg2rad(20.0)
 
 
-def _view(catalogue, items: list[Placed]) -> CanvasView:
-    """The scene seen straight from above: canvas px = (table mm - origin) * px per mm."""
+def _view(
+    catalogue, items: list[Placed], table_bgr=(70, 90, 110), blur_mm: float = 0.0
+) -> CanvasView:
+    """The scene seen straight from above: canvas px = (table mm - origin) * px per mm;
+    ``blur_mm``: the camera out of focus (Gaussian sigma, mm on the table)."""
     homography = table_homography(PX_PER_MM, origin_px=ORIGIN_PX)
-    image = render_scene(catalogue, items, homography, (400, 360))
+    image = render_scene(catalogue, items, homography, (400, 360), table_bgr)
+    if blur_mm > 0:
+        image = cv2.GaussianBlur(image, (0, 0), blur_mm * PX_PER_MM)
     return CanvasView(image, (-ORIGIN_PX[0] / PX_PER_MM, -ORIGIN_PX[1] / PX_PER_MM), PX_PER_MM)
 
 
@@ -53,3 +67,41 @@ def test_a_pose_a_little_off_is_refined_onto_the_art(catalogue):
     assert correlation > 0.85
     assert np.hypot(*np.subtract(refined.center_mm, COASTER_MM)) < 0.7
     assert abs(np.rad2deg(refined.angle_rad - COASTER_TURN)) < 1.6
+
+
+def test_a_coaster_far_out_of_focus_is_explained_by_its_art_rim_and_all(catalogue):
+    # a pale coaster on a dark table, 4 mm out of focus: its rim blurs into the table, which the
+    # art alone does not show; the art blurred over the table explains it, and still tells the
+    # coaster's type from the others of its shape at the same pose
+    coaster = Placed(side(catalogue, "coaster", "triple"), "gray", COASTER_MM, COASTER_TURN)
+    view = _view(catalogue, [coaster], table_bgr=(25, 20, 20), blur_mm=4.0)
+    library = art_library(catalogue)
+    nothing = np.zeros(view.ink.shape, bool)
+    pose = ItemPose(COASTER_MM, COASTER_TURN)
+    own = art_correlation(view, ink_arts(library, coaster.side, PX_PER_MM), pose, nothing)
+    assert own > 0.8
+    for rival in ("three", "double", "soft", "beer"):
+        rival_side = side(catalogue, "coaster", rival)
+        if rival_side.shape != coaster.side.shape:
+            continue
+        theirs = art_correlation(view, ink_arts(library, rival_side, PX_PER_MM), pose, nothing)
+        assert theirs < own - 0.1, rival
+    elsewhere = ItemPose((COASTER_MM[0] + 15.0, COASTER_MM[1]), COASTER_TURN)
+    assert (
+        art_correlation(view, ink_arts(library, coaster.side, PX_PER_MM), elsewhere, nothing) < 0.6
+    )
+
+
+def test_rim_correlation_fits_the_table_and_keeps_the_arts_sign():
+    rng = np.random.default_rng(3)
+    art = rng.normal(size=500)
+    reach = np.clip(np.linspace(-0.5, 2.0, 500), 0.0, 1.0)
+    table = 40.0
+    observed = 2.0 * (art * reach + (1 - reach) * table) + 7.0
+    assert rim_correlation(observed, art * reach, reach) > 0.999
+    assert normalised_correlation(observed, art * reach) < 0.5
+    assert rim_correlation(-observed, art * reach, reach) < 0.0
+    flat = np.ones(500)
+    assert rim_correlation(observed, art, flat) == pytest.approx(
+        normalised_correlation(observed, art)
+    )

@@ -98,6 +98,17 @@ def test_a_coaster_of_nearly_the_tables_colour_is_found_by_its_faint_outline(cat
     assert [f.side for f in found] == [lone.side]
 
 
+@pytest.mark.parametrize("type_name", ["triple", "double"])
+def test_a_pale_coaster_out_of_focus_on_a_dark_table_is_found(catalogue, type_name):
+    # its rim blurs into the dark table over a few mm: the art must be compared blurred over the
+    # table, not with the coaster's own colour (or a mirror of its art) beyond its outline
+    lone = Placed(side(catalogue, "coaster", type_name), "gray", LONE_MM, np.deg2rad(50.0))
+    image, plane, known = _scene(catalogue, lone, table_bgr=(28, 22, 22))
+    _, found = _search(catalogue, image, plane, known)
+    assert [f.side for f in found] == [lone.side]
+    assert np.hypot(*np.subtract(found[0].pose.center_mm, LONE_MM)) < 2.0
+
+
 def test_a_plain_disc_of_a_coasters_size_is_not_a_coaster(catalogue):
     image, plane, known = _scene(catalogue, None, disc_bgr=(200, 200, 205))
     peaks, found = _search(catalogue, image, plane, known)
