@@ -19,8 +19,9 @@ the hidden pass (:mod:`vision.hidden`) runs after it. Two steps:
    turned every :data:`_COARSE_STEP_DEG` (then refined, and shifted by up to
    :data:`MAX_SHIFT_MM`) and blurred as a camera out of focus sees it (:data:`BLURS_MM`); the best
    correlation over sides, angles, shifts and blurs must reach :data:`MIN_CORRELATION`, and the
-   colour must step across the placed outline (:data:`MIN_OUTLINE_STEP`), so a glass's round
-   foot or a coin pile of a coaster's size is not taken for one.
+   colour must step across the placed outline (:data:`MIN_OUTLINE_STEP`), near it and a little
+   farther out, so a glass's round foot or a coin pile of a coaster's size, or the string
+   running along an item's edge, is not taken for one.
 
 The same two steps find coasters partly *under* the items found, after the feature passes
 (:func:`find_coasters_under_items`): the outline is correlated over its clear part alone
@@ -103,6 +104,11 @@ MIN_CORRELATION = 0.62
 MIN_OUTLINE_STEP = 6.0
 #: The step is measured between points this far inside and outside the outline (mm)...
 _STEP_REACH_MM = 2.5
+#: ...and again this far, where it must reach :data:`MIN_OUTLINE_STEP` too: a coaster's edge is
+#: a step, while the string or an item's edge running along the outline is a ridge, the same
+#: table on both sides (on the validation photos: false coasters along the string, steps of
+#: 2.8-5.4 at 12 mm and 76-153 at 2.5 mm; coasters confirmed 67-170 at 12 mm).
+_WIDE_STEP_REACH_MM = 12.0
 #: ...after smoothing the view (sigma, mm)...
 _STEP_SMOOTH_MM = 0.8
 #: ...over at least this many points of the outline (else the coaster is not judged on it).
@@ -169,8 +175,9 @@ def _confirm(
     px_per_mm: float,
 ) -> HiddenCoaster | None:
     """The coaster at ``peak`` if one of ``sides`` of its shape explains the table around it,
-    rectified at ``px_per_mm``, clear of the items ``found`` (:func:`_best_placement`)."""
-    reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM
+    rectified at ``px_per_mm``, clear of the items ``found`` (:func:`_best_placement`), and
+    the colour steps across its outline (:func:`_outline_step`, near it and a little farther)."""
+    reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM + _WIDE_STEP_REACH_MM
     centre = np.asarray(peak.center_mm)
     local = rectify(
         image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
@@ -181,8 +188,11 @@ def _confirm(
     if candidate is None:
         return None
     h, w = image_bgr.shape[:2]
-    step = _outline_step(local, plane, (w, h), candidate, covered)
-    return None if step is not None and step < MIN_OUTLINE_STEP else candidate
+    for reach_mm in (_STEP_REACH_MM, _WIDE_STEP_REACH_MM):
+        step = _outline_step(local, plane, (w, h), candidate, covered, reach_mm)
+        if step is not None and step < MIN_OUTLINE_STEP:
+            return None
+    return candidate
 
 
 def _outline_step(
@@ -191,10 +201,11 @@ def _outline_step(
     image_size_px: tuple[int, int],
     coaster: HiddenCoaster,
     covered: np.ndarray,
+    reach_mm: float,
 ) -> float | None:
     """The median colour step (Lab, OpenCV's 8-bit scale, smoothed) across the placed
-    ``coaster``'s outline in ``view``: between points :data:`_STEP_REACH_MM` inside and outside
-    it, every mm along it, where both lie in the photo (``image_size_px``: working px, through
+    ``coaster``'s outline in ``view``: between points ``reach_mm`` inside and outside it, every
+    mm along it, where both lie in the photo (``image_size_px``: working px, through
     ``plane``) clear of ``covered`` (view-sized bool). None when fewer than
     :data:`_MIN_STEP_POINTS` such pairs show."""
     outline = coaster.side.shape.polygon_mm.exterior
@@ -208,7 +219,7 @@ def _outline_step(
     lab = cv2.GaussianBlur(lab, (0, 0), _STEP_SMOOTH_MM * view.px_per_mm)
     w, h = image_size_px
     samples, usable = [], np.ones(len(points), bool)
-    for offset in (-_STEP_REACH_MM, _STEP_REACH_MM):
+    for offset in (-reach_mm, reach_mm):
         table = coaster.pose.local_to_table(points + offset * normal)
         px = plane.table_to_image(table)
         usable &= (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)

@@ -215,3 +215,25 @@ def test_nothing_is_found_under_items_with_nothing_under_them(catalogue):
     around = np.array([40.0, 40.0, 320.0, 200.0])
     library = art_library(catalogue)
     assert find_coasters_under_items(bare, plane, library, found, around, 0.4, 1.6) == []
+
+
+@pytest.mark.parametrize("table_bgr", [(28, 24, 24), (70, 90, 110)])
+def test_the_string_along_an_items_edge_is_not_a_coaster_under_it(catalogue, table_bgr):
+    # the cord runs 20 mm off a napkin's edge: with the napkin's edge it bounds a coaster-sized
+    # band, and the cord's ridge makes a colour step at the outline, but the table is the same
+    # on both sides of it a little farther out
+    napkin = Placed(side(catalogue, "napkin", face="down"), "gray", (200.0, 150.0), 0.0)
+    beer = Placed(side(catalogue, "coaster", "beer"), "red", (60.0, 60.0), np.deg2rad(-40.0))
+    homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, [beer, napkin], homography, (640, 480), table_bgr)
+    cord_y = 150.0 - napkin.side.shape.size_mm / 2 - 15.0
+    ends = np.array([[120.0, cord_y], [290.0, cord_y]]) * PX_PER_MM * 1.6 + 30.0
+    (x0, y0), (x1, y1) = np.round(ends).astype(int)
+    cord_px = round(6.0 * PX_PER_MM * 1.6)
+    cv2.line(image, (x0, y0), (x1, y1), (146, 211, 228), cord_px, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image, (0, 0), 1.0)
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    found = [_Pose(p.side, ItemPose(p.center_mm, p.angle_rad)) for p in (beer, napkin)]
+    around = np.array([20.0, 20.0, 330.0, 250.0])
+    library = art_library(catalogue)
+    assert find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6) == []
