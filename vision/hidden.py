@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from scipy.spatial import cKDTree
 
-from games.beer_pretzels.catalogue import Face, ItemKind
+from games.beer_pretzels.catalogue import Face, ItemKind, Shape
 from vision.art import ArtLibrary, Side
 from vision.art_fit import clear_share, ink_arts, refine_pose
 from vision.detect import CanvasView, _ratio_matches, _sift_features
@@ -176,17 +176,25 @@ def _verify(
 
 
 def distinct(found: list[HiddenCoaster], items: list[Placement]) -> list[HiddenCoaster]:
-    """Best-correlated first; drop candidates whose centre lies near an item's or a better one's."""
-    taken = [np.asarray(it.pose.center_mm) for it in items]
-    radius = [it.side.shape.half_extent_mm for it in items]
+    """Best-correlated first; drop candidates that are an item, or a better candidate, seen
+    again: their centres nearer than half the larger's extent when both have the same shape,
+    than a quarter of it when not (every shape is tried at each place, and one of them is the
+    coaster; but a coaster a third in view under one of another shape can lie 27 mm from it)."""
+    taken = [(np.asarray(it.pose.center_mm), it.side.shape) for it in items]
     kept = []
     for cand in sorted(found, key=lambda c: -c.correlation):
         centre = np.asarray(cand.pose.center_mm)
-        r = cand.side.shape.half_extent_mm
-        pairs = zip(taken, radius, strict=True)
-        if any(np.linalg.norm(centre - t) < 0.5 * max(r, q) for t, q in pairs):
+        shape = cand.side.shape
+        if any(_seen_again(centre, shape, t, s) for t, s in taken):
             continue
         kept.append(cand)
-        taken.append(centre)
-        radius.append(r)
+        taken.append((centre, shape))
     return kept
+
+
+def _seen_again(centre: np.ndarray, shape: Shape, other: np.ndarray, other_shape: Shape) -> bool:
+    """Whether a coaster of ``shape`` at ``centre`` (table mm) is the one of ``other_shape`` at
+    ``other`` seen again (:func:`distinct`)."""
+    share = 0.5 if shape == other_shape else 0.25
+    reach = share * max(shape.half_extent_mm, other_shape.half_extent_mm)
+    return bool(np.linalg.norm(centre - other) < reach)

@@ -237,3 +237,20 @@ def test_the_string_along_an_items_edge_is_not_a_coaster_under_it(catalogue, tab
     around = np.array([20.0, 20.0, 330.0, 250.0])
     library = art_library(catalogue)
     assert find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6) == []
+
+
+def test_a_square_coaster_mostly_under_a_disc_one_near_its_centre_is_found(catalogue):
+    # their centres 27 mm apart, nearer than half a coaster: were the disc a square, the
+    # square would be the disc seen again; a coaster of another shape is another coaster
+    hidden = Placed(side(catalogue, "coaster", "triple"), "yellow", (200.0, 120.0), np.deg2rad(20))
+    above = Placed(side(catalogue, "coaster", "double"), "green", (222.0, 136.0), np.deg2rad(70))
+    beer = Placed(side(catalogue, "coaster", "beer"), "red", (80.0, 120.0), np.deg2rad(-40.0))
+    homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, [beer, hidden, above], homography, (640, 480))
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    found = [_Pose(p.side, ItemPose(p.center_mm, p.angle_rad)) for p in (beer, above)]
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    library = art_library(catalogue)
+    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6)
+    assert [c.side for c in coasters] == [hidden.side]
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 1.5
