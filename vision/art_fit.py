@@ -118,7 +118,9 @@ def art_correlation(
             art = cv2.warpAffine(arts.inks_on_black[k], m, size, flags=cv2.INTER_LINEAR)
             reach = cv2.warpAffine(arts.reach[blur_mm], m, size, flags=cv2.INTER_LINEAR)
             value = rim_correlation(
-                observed[compared], art[compared].astype(np.float64), reach[compared]
+                observed[compared],
+                art[compared].astype(np.float64),
+                reach[compared].astype(np.float64),
             )
         else:
             art = cv2.warpAffine(

@@ -524,6 +524,7 @@ def _coarse_turns(
         seen = cv2.getRectSubPix(clear, (n, n), (float(cx), float(cy))) > 0.99
         yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
         radius = np.hypot(xx, yy)
+        # the variants of each reference colour, in BLURS_MM's order
         blurs = np.array(BLURS_MM * (turned.stack.shape[1] // len(BLURS_MM)))
         score = np.full(len(turned.angles_deg), -1.0)
         for blur in BLURS_MM:
