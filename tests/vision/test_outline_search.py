@@ -190,6 +190,14 @@ def test_a_disc_coaster_half_under_a_square_one_is_found(catalogue, turn_deg):
         side(catalogue, "coaster", "double"), "blue", (200.0, 120.0), np.deg2rad(turn_deg)
     )
     above = Placed(side(catalogue, "coaster", "triple"), "green", (240.0, 130.0), np.deg2rad(15))
+    coasters = _found_under(catalogue, hidden, above)
+    assert [c.side for c in coasters] == [hidden.side]
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 1.0
+
+
+def _found_under(catalogue, hidden: Placed, above: Placed):
+    """The coasters found under the items found: ``above`` on ``hidden``, and a beer coaster
+    beside them."""
     beer = Placed(side(catalogue, "coaster", "beer"), "red", (80.0, 120.0), np.deg2rad(-40.0))
     homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
     image = render_scene(catalogue, [beer, hidden, above], homography, (640, 480))
@@ -197,9 +205,7 @@ def test_a_disc_coaster_half_under_a_square_one_is_found(catalogue, turn_deg):
     found = [_Pose(p.side, ItemPose(p.center_mm, p.angle_rad)) for p in (beer, above)]
     around = np.array([40.0, 40.0, 320.0, 200.0])
     library = art_library(catalogue)
-    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6)
-    assert [c.side for c in coasters] == [hidden.side]
-    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 1.0
+    return find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6)
 
 
 def test_nothing_is_found_under_items_with_nothing_under_them(catalogue):
@@ -244,13 +250,6 @@ def test_a_square_coaster_mostly_under_a_disc_one_near_its_centre_is_found(catal
     # square would be the disc seen again; a coaster of another shape is another coaster
     hidden = Placed(side(catalogue, "coaster", "triple"), "yellow", (200.0, 120.0), np.deg2rad(20))
     above = Placed(side(catalogue, "coaster", "double"), "green", (222.0, 136.0), np.deg2rad(70))
-    beer = Placed(side(catalogue, "coaster", "beer"), "red", (80.0, 120.0), np.deg2rad(-40.0))
-    homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
-    image = render_scene(catalogue, [beer, hidden, above], homography, (640, 480))
-    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
-    found = [_Pose(p.side, ItemPose(p.center_mm, p.angle_rad)) for p in (beer, above)]
-    around = np.array([40.0, 40.0, 320.0, 200.0])
-    library = art_library(catalogue)
-    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6)
+    coasters = _found_under(catalogue, hidden, above)
     assert [c.side for c in coasters] == [hidden.side]
     assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 1.5
