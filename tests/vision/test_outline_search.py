@@ -225,7 +225,7 @@ def test_nothing_is_found_under_items_with_nothing_under_them(catalogue):
 
 @pytest.mark.parametrize("table_bgr", [(28, 24, 24), (70, 90, 110)])
 def test_the_string_along_an_items_edge_is_not_a_coaster_under_it(catalogue, table_bgr):
-    # the cord runs 20 mm off a napkin's edge: with the napkin's edge it bounds a coaster-sized
+    # the cord runs 15 mm off a napkin's edge: with the napkin's edge it bounds a coaster-sized
     # band, and the cord's ridge makes a colour step at the outline, but the table is the same
     # on both sides of it a little farther out
     napkin = Placed(side(catalogue, "napkin", face="down"), "gray", (200.0, 150.0), 0.0)
