@@ -9,6 +9,7 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.art_fit import (
+    MIN_PRINT_PARTIAL,
     art_correlation,
     clear_share,
     ink_arts,
@@ -17,6 +18,7 @@ from vision.art_fit import (
     rim_correlation,
 )
 from vision.detect import CanvasView
+from vision.outline_search import MIN_CORRELATION
 from vision.plane import ItemPose
 
 PX_PER_MM = 1.6
@@ -92,6 +94,30 @@ def test_a_coaster_far_out_of_focus_is_explained_by_its_art_rim_and_all(catalogu
     )
 
 
+@pytest.mark.parametrize("disc_bgr", [(120, 110, 110), (60, 150, 200)])
+def test_a_plain_disc_out_of_focus_is_no_coaster_however_its_rim_fits(catalogue, disc_bgr):
+    # a shadow's round end or a glass's foot: a disc of a coaster's size blurring into a pale
+    # table, with no print; the rim alone would explain it, so the print must fit as well
+    table_bgr = (215, 205, 200)
+    view = _view(catalogue, [], table_bgr=table_bgr)
+    image = view.image_bgr.copy()
+    centre = np.round(view.table_to_canvas(np.array([COASTER_MM]))[0]).astype(int)
+    cv2.circle(image, tuple(int(v) for v in centre), round(42.5 * PX_PER_MM), disc_bgr, -1)
+    image = cv2.GaussianBlur(image, (0, 0), 3.0 * PX_PER_MM)
+    disc = CanvasView(image, view.origin_mm, PX_PER_MM)
+    library = art_library(catalogue)
+    nothing = np.zeros(disc.ink.shape, bool)
+    pose = ItemPose(COASTER_MM, COASTER_TURN)
+    for kind in ("soft", "double", "beer"):
+        arts = ink_arts(library, side(catalogue, "coaster", kind), PX_PER_MM)
+        assert art_correlation(disc, arts, pose, nothing) < MIN_CORRELATION, kind
+    # the same blur over a real coaster of that colour leaves its print to fit
+    coaster = Placed(side(catalogue, "coaster", "soft"), "gray", COASTER_MM, COASTER_TURN)
+    real = _view(catalogue, [coaster], table_bgr=table_bgr, blur_mm=3.0)
+    arts = ink_arts(library, coaster.side, PX_PER_MM)
+    assert art_correlation(real, arts, pose, nothing) > 0.8
+
+
 def test_rim_correlation_fits_the_table_and_keeps_the_arts_sign():
     rng = np.random.default_rng(3)
     art = rng.normal(size=500)
@@ -101,6 +127,9 @@ def test_rim_correlation_fits_the_table_and_keeps_the_arts_sign():
     assert rim_correlation(observed, art * reach, reach) > 0.999
     assert normalised_correlation(observed, art * reach) < 0.5
     assert rim_correlation(-observed, art * reach, reach) < 0.0
+    # a rim with no print: the coverage alone explains it, the art does not
+    plain = 2.0 * (1 - reach) * table + 7.0 + rng.normal(scale=0.5, size=500)
+    assert rim_correlation(plain, art * reach, reach) < MIN_PRINT_PARTIAL
     flat = np.ones(500)
     assert rim_correlation(observed, art, flat) == pytest.approx(
         normalised_correlation(observed, art)
