@@ -179,7 +179,7 @@ def _confirm(
 ) -> HiddenCoaster | None:
     """The coaster at ``peak`` if one of ``sides`` of its shape explains the table around it,
     rectified at ``px_per_mm``, clear of the items ``found`` (:func:`_best_placement`), and
-    the colour steps across its outline (:func:`_outline_step`, near it and a little farther)."""
+    the colour steps across its outline (:func:`_outline_steps`, near it and a little farther)."""
     reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM + _WIDE_STEP_REACH_MM
     centre = np.asarray(peak.center_mm)
     local = rectify(
@@ -191,25 +191,25 @@ def _confirm(
     if candidate is None:
         return None
     h, w = image_bgr.shape[:2]
-    for reach_mm in (_STEP_REACH_MM, _WIDE_STEP_REACH_MM):
-        step = _outline_step(local, plane, (w, h), candidate, covered, reach_mm)
-        if step is not None and step < MIN_OUTLINE_STEP:
-            return None
+    reaches_mm = (_STEP_REACH_MM, _WIDE_STEP_REACH_MM)
+    steps = _outline_steps(local, plane, (w, h), candidate, covered, reaches_mm)
+    if any(step is not None and step < MIN_OUTLINE_STEP for step in steps):
+        return None
     return candidate
 
 
-def _outline_step(
+def _outline_steps(
     view: CanvasView,
     plane: TablePlane,
     image_size_px: tuple[int, int],
     coaster: HiddenCoaster,
     covered: np.ndarray,
-    reach_mm: float,
-) -> float | None:
-    """The median colour step (Lab, OpenCV's 8-bit scale, smoothed) across the placed
-    ``coaster``'s outline in ``view``: between points ``reach_mm`` inside and outside it, every
-    mm along it, where both lie in the photo (``image_size_px``: working px, through
-    ``plane``) clear of ``covered`` (view-sized bool). None when fewer than
+    reaches_mm: tuple[float, ...],
+) -> list[float | None]:
+    """Per distance of ``reaches_mm``, the median colour step (Lab, OpenCV's 8-bit scale,
+    smoothed) across the placed ``coaster``'s outline in ``view``: between points that far
+    inside and outside it, every mm along it, where both lie in the photo (``image_size_px``:
+    working px, through ``plane``) clear of ``covered`` (view-sized bool). None when fewer than
     :data:`_MIN_STEP_POINTS` such pairs show."""
     outline = coaster.side.shape.polygon_mm.exterior
     along = np.arange(0.0, outline.length, 1.0)
@@ -221,21 +221,26 @@ def _outline_step(
     lab = cv2.cvtColor(view.image_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
     lab = cv2.GaussianBlur(lab, (0, 0), _STEP_SMOOTH_MM * view.px_per_mm)
     w, h = image_size_px
-    samples, usable = [], np.ones(len(points), bool)
-    for offset in (-reach_mm, reach_mm):
-        table = coaster.pose.local_to_table(points + offset * normal)
-        px = plane.table_to_image(table)
-        usable &= (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
-        xy = np.round(view.table_to_canvas(table)).astype(int)
-        inside = (xy[:, 0] >= 0) & (xy[:, 0] < lab.shape[1]) & (xy[:, 1] >= 0)
-        inside &= xy[:, 1] < lab.shape[0]
-        usable &= inside
-        xy[~inside] = 0
-        usable &= ~covered[xy[:, 1], xy[:, 0]]
-        samples.append(lab[xy[:, 1], xy[:, 0]])
-    if usable.sum() < _MIN_STEP_POINTS:
-        return None
-    return float(np.median(np.linalg.norm(samples[0] - samples[1], axis=1)[usable]))
+    steps: list[float | None] = []
+    for reach_mm in reaches_mm:
+        samples, usable = [], np.ones(len(points), bool)
+        for offset in (-reach_mm, reach_mm):
+            table = coaster.pose.local_to_table(points + offset * normal)
+            px = plane.table_to_image(table)
+            usable &= (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0)
+            usable &= px[:, 1] <= h - 1
+            xy = np.round(view.table_to_canvas(table)).astype(int)
+            inside = (xy[:, 0] >= 0) & (xy[:, 0] < lab.shape[1]) & (xy[:, 1] >= 0)
+            inside &= xy[:, 1] < lab.shape[0]
+            usable &= inside
+            xy[~inside] = 0
+            usable &= ~covered[xy[:, 1], xy[:, 0]]
+            samples.append(lab[xy[:, 1], xy[:, 0]])
+        if usable.sum() < _MIN_STEP_POINTS:
+            steps.append(None)
+        else:
+            steps.append(float(np.median(np.linalg.norm(samples[0] - samples[1], axis=1)[usable])))
+    return steps
 
 
 def search_outlines(
