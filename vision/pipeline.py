@@ -16,6 +16,8 @@
     items found by their features (:func:`vision.hidden.find_hidden_coasters`) and by the part
     of their outline that shows (:func:`vision.outline_search.find_coasters_under_items`);
 5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
+   place each napkin again on the lines of its paper's edge and border stripe
+   (:func:`vision.napkins.fit_to_lines`): its features are few, its lines run all around it;
 6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`);
    decide again, on all the pixels no item above covers, the colour of coasters that their
    features' surroundings left a near tie (:func:`vision.colour_recheck.recheck_colours`; the
@@ -63,9 +65,9 @@ from vision.detect import (
 from vision.errors import NoGameFound
 from vision.hidden import distinct, find_hidden_coasters
 from vision.icon_covers import find_icon_covers
-from vision.identify import IdentifiedItem, identify, light_gains
+from vision.identify import IdentifiedItem, identify, light_gains, with_pose
 from vision.load import LoadedPhoto, load_photo
-from vision.napkins import border_agreement, face_by_border, find_napkins
+from vision.napkins import border_agreement, face_by_border, find_napkins, fit_to_lines
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
 from vision.ownership import one_of_each
@@ -210,7 +212,7 @@ def score_photo(
     ):
         if _in_view(view, under.pose):
             items.append(identify(library, view, under.side, under.pose, under.points_local_mm))
-    items = one_of_each(library, view, items)
+    items = one_of_each(library, view, _napkins_on_their_lines(library, view, items))
     stacking = stacking_order(view, items)
     rechecked = recheck_colours(library, view, items, stacking.z)
     if any(new is not old for new, old in zip(rechecked, items, strict=True)):
@@ -569,6 +571,23 @@ def _napkin_on_its_art(
     moved = FoundSide(found.side, pose, found.points_local_mm)
     seen = uncovered_mask(library, view, moved, [side for side in sides if side is not found])
     return identify(library, view, found.side, pose, found.points_local_mm, seen=seen), seen
+
+
+def _napkins_on_their_lines(
+    library: ArtLibrary, view: CanvasView, items: list[IdentifiedItem]
+) -> list[IdentifiedItem]:
+    """``items``, each napkin placed again on the lines of its paper's edge and border stripe
+    (:func:`vision.napkins.fit_to_lines`) and rendered there."""
+    napkins = [k for k, item in enumerate(items) if item.side.kind is ItemKind.NAPKIN]
+    if not napkins:
+        return items
+    size_mm = library.catalogue.napkin.shape.size_mm
+    poses = fit_to_lines(view, size_mm, [items[k].pose for k in napkins])
+    placed = list(items)
+    for k, pose in zip(napkins, poses, strict=True):
+        if pose is not items[k].pose:
+            placed[k] = with_pose(items[k], library, view, pose)
+    return placed
 
 
 def _napkin_border_seen(library: ArtLibrary, view: CanvasView, item: IdentifiedItem) -> bool:

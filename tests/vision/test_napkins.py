@@ -12,6 +12,7 @@ from vision.detect import CanvasView
 from vision.napkins import (
     _STRIP_ROWS,
     EDGE_OFFSETS,
+    MAX_LINE_FIT_MOVE_MM,
     MAX_LINE_OVERRUN,
     _corner_votes,
     _edge_pixels,
@@ -23,6 +24,7 @@ from vision.napkins import (
     border_agreement,
     face_by_border,
     find_napkins,
+    fit_to_lines,
 )
 from vision.plane import ItemPose
 
@@ -243,3 +245,22 @@ def test_a_napkin_showing_its_stripe_along_two_sides_only_is_paper() -> None:
     # the same paper with its stripe along one side only is not taken for a napkin
     image[200 - outer : 200 - inner, 200 - outer : top_end] = (235, 240, 242)
     assert not _is_paper(CanvasView(image, (0.0, 0.0), PPM), centre, 0.0, half_px)
+
+
+@pytest.mark.parametrize("face", ["up", "down"])
+def test_a_napkin_placed_a_little_off_is_fitted_back_onto_its_lines(catalogue, face) -> None:
+    """A napkin's pose from a few features is a millimetre or so off; its paper's edge and
+    stripe put it back within a few tenths of a millimetre and degree. A pose farther off than
+    :data:`MAX_LINE_FIT_MOVE_MM` is left where it was."""
+    napkin = Placed(side(catalogue, "napkin", None, face), "blue", (130.0, 120.0), np.deg2rad(23))
+    image = render_scene(
+        catalogue, [napkin], table_homography(PPM, origin_px=(0.0, 0.0)), (420, 420), (60, 80, 100)
+    )
+    view = CanvasView(cv2.GaussianBlur(image, (0, 0), 1.0), (0.0, 0.0), PPM)
+    size_mm = catalogue.napkin.shape.size_mm
+    near = ItemPose((131.2, 118.9), np.deg2rad(24.5))
+    far = ItemPose((130.0 + MAX_LINE_FIT_MOVE_MM + 6.0, 120.0), np.deg2rad(23))
+    fitted, kept = fit_to_lines(view, size_mm, [near, far])
+    assert np.hypot(*np.subtract(fitted.center_mm, napkin.center_mm)) < 0.3
+    assert _angle_gap_mod_90(fitted.angle_rad, napkin.angle_rad) < np.deg2rad(0.3)
+    assert kept == far
