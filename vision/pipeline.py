@@ -9,7 +9,7 @@
 3. rectify the table and find every item side by its art (:func:`detect_sides`);
 4. fit the table plane (homography + lens distortion) and all item poses jointly
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
-4a. find whole coasters the feature passes missed by their outline
+4a. find whole coasters the feature passes missed by their outline, face up or left face down
     (:func:`vision.outline_search.find_coasters_by_outline`);
 4b. re-decide the type of coasters whose art does not explain the photo
     (:func:`vision.coaster_types.recheck_types`), then find coasters mostly hidden under the
