@@ -596,12 +596,16 @@ def _coarse_turns(
 
 
 def _clear_points(view: CanvasView, side: Side, pose: ItemPose, covered: np.ndarray) -> np.ndarray:
-    """(N, 2) side-local mm: a 10 mm grid over the side's shape, where the view shows it clear
-    of ``covered`` (the pixels later stages judge the coaster's colour on)."""
+    """(N, 2) side-local mm: a 10 mm grid over the side's shape, and points every 5 mm along
+    its outline 2 mm in (a back's colour shows on its rim alone), where the view shows them
+    clear of ``covered`` (the pixels later stages judge the coaster's colour on)."""
     half = side.shape.half_extent_mm
     g = np.arange(-half, half + 1e-6, 10.0)
     xx, yy = np.meshgrid(g, g)
     points = np.stack([xx.ravel(), yy.ravel()], 1)
     polygon = side.shape.polygon_mm.buffer(-5.0)
     points = points[contains_xy(polygon, points[:, 0], points[:, 1])]
+    rim = side.shape.polygon_mm.buffer(-2.0).exterior
+    along = get_coordinates(line_interpolate_point(rim, np.arange(0.0, rim.length, 5.0)))
+    points = np.vstack([points, along])
     return points[_clear_at(view, covered, pose.local_to_table(points))]

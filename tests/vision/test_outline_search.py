@@ -12,6 +12,8 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision import outline_search
 from vision.art import Side, art_library
+from vision.detect import rectify
+from vision.identify import identify
 from vision.outline_search import (
     OutlinePeak,
     find_coasters_by_outline,
@@ -91,13 +93,17 @@ def test_an_out_of_focus_coaster_is_found_whole_at_its_pose(catalogue, type_name
 @pytest.mark.parametrize(("type_name", "color"), [("double", "red"), ("triple", "blue")])
 def test_a_coaster_left_face_down_is_found_whole_by_its_back(catalogue, type_name, color):
     """A back's print (a plain ground, the logo in a ring) keys few features: the outline
-    search finds it, as a back of its shape."""
+    search finds it, as a back of its shape, and hands on the points its colour is told by:
+    its rim among them (the rest of a back is printed alike in every colour)."""
     back = side(catalogue, "coaster", type_name, "down")
     lone = Placed(back, color, LONE_MM, np.deg2rad(35.0))
     image, plane, known = _scene(catalogue, lone, table_bgr=(40, 35, 30))
     _, found = _search(catalogue, image, plane, known)
     assert [f.side for f in found] == [back]
     assert np.hypot(*np.subtract(found[0].pose.center_mm, LONE_MM)) < 2.0
+    view = rectify(image, plane, np.array([250.0, 40.0, 410.0, 200.0]), px_per_mm=1.6)
+    item = identify(art_library(catalogue), view, back, found[0].pose, found[0].points_local_mm)
+    assert item.color == color
 
 
 def test_a_coaster_of_nearly_the_tables_colour_is_found_by_its_faint_outline(catalogue):
