@@ -159,11 +159,4 @@ def _local_view(view: CanvasView, side: Side, pose: ItemPose) -> CanvasView:
     """The part of ``view`` any rival placement of the coaster can reach (same pixels, same
     scale; its origin moved to the crop's corner)."""
     reach = (3 * side.shape.half_extent_mm + MAX_SHIFT_MM) * view.px_per_mm + 2
-    cx, cy = view.table_to_canvas(np.array([pose.center_mm]))[0]
-    h, w = view.image_bgr.shape[:2]
-    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
-    x1, y1 = min(w, int(cx + reach) + 1), min(h, int(cy + reach) + 1)
-    origin = view.canvas_to_table(np.array([[x0, y0]], float))[0]
-    return CanvasView(
-        view.image_bgr[y0:y1, x0:x1], (float(origin[0]), float(origin[1])), view.px_per_mm
-    )
+    return view.around(pose.center_mm, reach)

@@ -98,6 +98,19 @@ class CanvasView:
     def canvas_to_table(self, points_px: np.ndarray) -> np.ndarray:
         return np.asarray(points_px, float) / self.px_per_mm + self.origin_mm
 
+    def around(self, centre_mm: tuple[float, float], reach_px: float) -> CanvasView:
+        """The part of the view within ``reach_px`` (canvas px, a square) of ``centre_mm``
+        (table mm), as a view of its own: the same pixels and scale, its origin moved to the
+        crop's corner."""
+        h, w = self.image_bgr.shape[:2]
+        cx, cy = self.table_to_canvas(np.array([centre_mm]))[0]
+        x0, y0 = max(0, int(cx - reach_px)), max(0, int(cy - reach_px))
+        x1, y1 = min(w, int(cx + reach_px) + 1), min(h, int(cy + reach_px) + 1)
+        origin = self.canvas_to_table(np.array([[x0, y0]], float))[0]
+        return CanvasView(
+            self.image_bgr[y0:y1, x0:x1], (float(origin[0]), float(origin[1])), self.px_per_mm
+        )
+
     @cached_property
     def ink(self) -> np.ndarray:
         """(H, W) uint8 ink channel of the view (:func:`vision.art.ink_channel`), computed once."""

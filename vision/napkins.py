@@ -278,7 +278,7 @@ def fit_to_lines(view: CanvasView, size_mm: float, poses: list[ItemPose]) -> lis
     for pose in poses:
         # the view around the napkin, its lines and the gradient's reach (_fit_square looks
         # 1.1 half sizes from the centre)
-        local = _crop(view, pose.center_mm, 1.2 * half_px + 4)
+        local = view.around(pose.center_mm, 1.2 * half_px + 4)
         centre = local.table_to_canvas(np.array([pose.center_mm]))[0]
         fitted = _fit_square(_edge_pixels(local), centre, pose.angle_rad, half_px)
         if fitted is None:
@@ -296,19 +296,6 @@ def fit_to_lines(view: CanvasView, size_mm: float, poses: list[ItemPose]) -> lis
             ItemPose((float(centre_mm[0]), float(centre_mm[1])), pose.angle_rad + turn)
         )
     return fitted_poses
-
-
-def _crop(view: CanvasView, centre_mm: tuple[float, float], reach_px: float) -> CanvasView:
-    """The part of ``view`` within ``reach_px`` (canvas px, a square) of ``centre_mm``, as a
-    view of its own (the same scale, its origin moved)."""
-    h, w = view.image_bgr.shape[:2]
-    cx, cy = view.table_to_canvas(np.array([centre_mm]))[0]
-    x0, y0 = max(0, int(cx - reach_px)), max(0, int(cy - reach_px))
-    x1, y1 = min(w, int(cx + reach_px) + 1), min(h, int(cy + reach_px) + 1)
-    origin = view.canvas_to_table(np.array([[x0, y0]], float))[0]
-    return CanvasView(
-        view.image_bgr[y0:y1, x0:x1], (float(origin[0]), float(origin[1])), view.px_per_mm
-    )
 
 
 @dataclass(frozen=True)

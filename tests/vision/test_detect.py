@@ -8,7 +8,7 @@ import pytest
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
-from vision.detect import coarse_table_plane, detect_sides, rectify
+from vision.detect import CanvasView, coarse_table_plane, detect_sides, rectify
 from vision.errors import NoGameFound
 from vision.plane import TablePlane
 
@@ -166,3 +166,20 @@ def test_a_table_out_of_focus_is_placed_by_the_blurred_art(catalogue, monkeypatc
     monkeypatch.setattr("vision.detect.MIN_SMALL_COASTERS", len(items) + 1)  # as homographies
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
+
+
+def test_a_view_around_a_place_shows_the_same_table_at_the_same_pixels() -> None:
+    image = np.random.default_rng(3).integers(0, 255, (120, 200, 3), dtype=np.uint8)
+    view = CanvasView(image, (-40.0, 15.0), 1.6)
+    local = view.around((10.0, 50.0), 20.0)
+    assert local.px_per_mm == view.px_per_mm
+    assert local.image_bgr.shape[:2] == (41, 41)
+    table = np.array([[3.5, 44.0], [21.0, 58.0]])
+    for (x, y), (lx, ly) in zip(
+        np.round(view.table_to_canvas(table)).astype(int),
+        np.round(local.table_to_canvas(table)).astype(int),
+        strict=True,
+    ):
+        assert (local.image_bgr[ly, lx] == image[y, x]).all()
+    # cut at the view's edges
+    assert view.around((-40.0, 15.0), 20.0).image_bgr.shape[:2] == (21, 21)
