@@ -33,7 +33,6 @@ import numpy as np
 from vision._string_color import StringColour, calibrate, string_likelihood
 from vision._string_fragments import Fragment, extract_fragments, weigh_item_contact
 from vision._string_loop import LOOP_LENGTH_WIDTHS, LoopTrace, link_loop
-from vision._string_prior import gate_likelihood
 from vision._string_refine import refine_centre_line
 from vision._string_ridges import RIDGE_SIGMAS_PX, centre_line_mask, ridge_maps
 
@@ -96,7 +95,6 @@ def find_boundary(
     *,
     item_mask: np.ndarray | None = None,
     string_rgb: tuple[int, int, int] = DEFAULT_STRING_RGB,
-    string_prior: np.ndarray | None = None,
     string_width_px: float | None = None,
     length_fits: Callable[[np.ndarray], bool] | None = None,
 ) -> Boundary | None:
@@ -104,10 +102,7 @@ def find_boundary(
 
     ``image_bgr``: (H, W, 3) uint8 working image. ``item_mask``: (H, W) bool, True where
     coasters/napkins lie (the string may pass under them), or None when unknown.
-    ``string_rgb``: the string's nominal colour (sRGB 0-255). ``string_prior``: optional
-    (h, w) float 0..1 probability of string over the whole working image at any resolution
-    (e.g. the learned segmenter's, :mod:`vision.segmentation`); it damps the colour likelihood
-    where it sees no string (:func:`vision._string_prior.gate_likelihood`).
+    ``string_rgb``: the string's nominal colour (sRGB 0-255).
     ``string_width_px``: the cord's width in working px where the items lie, when known (from
     the table plane). If the analysis image finds no loop and shows the cord thinner than
     :data:`MIN_ANALYSIS_STRING_WIDTH_PX`, the loop is searched again in a finer one.
@@ -130,7 +125,7 @@ def find_boundary(
         if finer < reduction:
             reductions.append(finer)
     for reduction in reductions:
-        found = _search_at(image_bgr, item_mask, string_rgb, string_prior, reduction, length_fits)
+        found = _search_at(image_bgr, item_mask, string_rgb, reduction, length_fits)
         if found is not None:
             colour, trace = found
             break
@@ -150,7 +145,6 @@ def _search_at(
     image_bgr: np.ndarray,
     item_mask: np.ndarray | None,
     string_rgb: tuple[int, int, int],
-    string_prior: np.ndarray | None,
     reduction: int,
     length_fits: Callable[[np.ndarray], bool] | None,
 ) -> tuple[StringColour, LoopTrace] | None:
@@ -174,14 +168,12 @@ def _search_at(
     fits = None if length_fits is None else _in_analysis_px(length_fits, reduction)
     # last, when the cord's hue and saturation found nothing: the hue shifted too
     for hue_shifted in (False, True):
-        colour, trace = _search_colours(
-            small_bgr, search_items, nominal, string_prior, False, hue_shifted, fits
-        )
+        colour, trace = _search_colours(small_bgr, search_items, nominal, False, hue_shifted, fits)
         if search_items.covered is not None and _weak(trace):
             # The mask may lack an item the string hides under (one the detector missed):
             # allow long gaps over "free" table too, at a surcharge, before giving up.
             retry_colour, retry = _search_colours(
-                small_bgr, search_items, nominal, string_prior, True, hue_shifted, fits
+                small_bgr, search_items, nominal, True, hue_shifted, fits
             )
             if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
                 colour, trace = retry_colour, retry
@@ -228,7 +220,6 @@ def _search_colours(
     small_bgr: np.ndarray,
     items: _SearchItems,
     nominal: StringColour,
-    string_prior: np.ndarray | None,
     unexplained_gaps: bool,
     hue_shifted: bool,
     length_fits: Callable[[np.ndarray], bool] | None,
@@ -237,7 +228,7 @@ def _search_colours(
     confident with the :func:`_alternative_colours` (and, with ``hue_shifted``, the
     :func:`_hue_shifted_colours`); and the colour model that found it.
     ``unexplained_gaps``, ``length_fits``: see :func:`vision._string_loop.link_loop`."""
-    search = _LoopSearch(small_bgr, items, string_prior, unexplained_gaps, length_fits)
+    search = _LoopSearch(small_bgr, items, unexplained_gaps, length_fits)
     trace, fragments = search.loop(nominal)
     colour = nominal
     if trace is None or _confidence(trace) < CONFIDENT:
@@ -259,16 +250,13 @@ class _LoopSearch:
 
     small_bgr: np.ndarray
     items: _SearchItems
-    string_prior: np.ndarray | None
     unexplained_gaps: bool
     length_fits: Callable[[np.ndarray], bool] | None
 
     def loop(self, colour: StringColour) -> tuple[LoopTrace | None, list[Fragment]]:
-        """Likelihood of ``colour`` (gated by the string prior when given), ridges, centre-line
-        fragments, and the closed loop through them (None if there is none)."""
+        """Likelihood of ``colour``, ridges, centre-line fragments, and the closed loop through
+        them (None if there is none)."""
         likelihood = string_likelihood(self.small_bgr, colour)
-        if self.string_prior is not None:
-            likelihood = gate_likelihood(likelihood, self.string_prior)
         if self.items.covered is not None:
             likelihood[self.items.covered] = 0.0
         ridges = ridge_maps(likelihood)

@@ -555,14 +555,20 @@ def rectify(
     bounds_mm: np.ndarray | None = None,
     readable_px_per_mm: float = MIN_IMAGE_PX_PER_MM,
     px_per_mm: float | None = None,
+    image_scale: tuple[float, float] = (1.0, 1.0),
 ) -> CanvasView:
     """Resample the working image onto the table plane (see :class:`CanvasView`).
 
     ``bounds_mm`` (xmin, ymin, xmax, ymax): the table region to cover; default: all of the table
     the photo shows at ``readable_px_per_mm`` image px per mm or more (:func:`table_footprint_mm`).
     ``px_per_mm``: the view's scale; default :func:`canvas_px_per_mm` of the region.
+    ``image_scale``: (x, y) px of ``image_bgr`` per working px, when it is the working image
+    resampled (any channels, e.g. a segmenter's class probabilities at its low resolution):
+    ``image px + 0.5 = (working px + 0.5) * image_scale``.
     """
     h, w = image_bgr.shape[:2]
+    if image_scale != (1.0, 1.0):  # the plane's image is the working image
+        w, h = round(w / image_scale[0]), round(h / image_scale[1])
     if bounds_mm is None:
         bounds_mm = table_footprint_mm(plane, (w, h), readable_px_per_mm)
     x0, y0, x1, y1 = (float(v) for v in bounds_mm)
@@ -574,7 +580,9 @@ def rectify(
     gw, gh = cw // step + 2, ch // step + 2
     gx, gy = np.meshgrid(np.arange(gw, dtype=np.float64) * step, np.arange(gh) * step)
     table = view.canvas_to_table(np.stack([gx.ravel(), gy.ravel()], axis=1))
-    coarse = plane.table_to_image(table).astype(np.float32).reshape(gh, gw, 2)
+    scale = np.asarray(image_scale, float)
+    coarse = (plane.table_to_image(table) + 0.5) * scale - 0.5
+    coarse = coarse.astype(np.float32).reshape(gh, gw, 2)
     sx, sy = np.meshgrid(
         np.arange(cw, dtype=np.float32) / step, np.arange(ch, dtype=np.float32) / step
     )

@@ -24,6 +24,13 @@ the hidden pass (:mod:`vision.hidden`) runs after it. Two steps:
    round foot or a coin pile of a coaster's size, or the string running along an item's edge,
    is not taken for one.
 
+Where the learned segmenter (:mod:`vision.segmentation`) runs, step 1 also takes the places
+anywhere on the readable table where it sees a coaster that no outline peak holds
+(:func:`likely_coaster_peaks`): motion blur or a soft focus can leave an outline too faint to
+peak, or a coaster lies farther than :data:`SEARCH_REACH_MM` from the items found, while its
+art still shows. Such a place may lie a few mm off, so step 2 first moves it on a small grid to
+where the art fits best (:func:`_best_offset`); the art then confirms it like any peak.
+
 The same two steps find coasters partly *under* the items found, after the feature passes
 (:func:`find_coasters_under_items`): the outline is correlated over its clear part alone
 (:func:`partial_outline_peaks`), and the art over the coaster's clear pixels.
@@ -56,6 +63,7 @@ from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.errors import NoGameFound
 from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct
 from vision.plane import ItemPose, TablePlane
+from vision.segmentation import CoasterProbabilities
 
 #: Scale the outlines are searched at (px per mm).
 SEARCH_PX_PER_MM = 0.5
@@ -126,17 +134,38 @@ _MIN_STEP_POINTS = 10
 #: two on the dev set false gray backs); a noisy plain disc 0.03-0.07.
 BACK_LOGO_SHARE = 0.45
 MIN_BACK_LOGO_CORRELATION = 0.5
+#: Where the learned segmenter (:mod:`vision.segmentation`) sees a coaster, its outline need
+#: not score :data:`MIN_OUTLINE_SCORE` to be looked at: a motion-blurred or out-of-focus
+#: coaster's outline often scores 0.1-0.3 while its art, compared at its true place, correlates
+#: 0.65-0.98. Such a place is where the probability of a coaster (any side) over a shape is
+#: this much above that in a ring around it (:func:`_blob_template`)...
+MIN_COASTER_CONTRAST = 0.4
+#: ...(the shape less this at its edge against a ring this far beyond it, mm)...
+_BLOB_MARGIN_MM = 3.0
+_BLOB_RING_MM = 15.0
+#: ...(the segmenter's pixels are 2-3 mm on the table, and it blurs a coaster out of focus
+#: into the table: the art is compared on a grid every :data:`_OFF_GRID_MM` this far around
+#: such a place, mm)...
+LIKELY_OFF_MM = 3.0
+_OFF_GRID_MM = 3.0
+#: ...unless a peak of the same shape lies within this (mm)...
+_SAME_PLACE_MM = 10.0
+#: ...at most this many per photo, likeliest first.
+_MAX_LIKELY_PEAKS = 24
 
 
 @dataclass(frozen=True)
 class OutlinePeak:
     """A place where a coaster shape's outline shows: centre in table mm, the shape's angle
-    (rad; meaningful for a rounded square, modulo 90 deg) and the outline correlation."""
+    (rad; meaningful for a rounded square, modulo 90 deg) and the outline correlation;
+    ``off_mm``: how far from ``center_mm`` the coaster's centre may lie (0 for an outline's
+    peak; :data:`LIKELY_OFF_MM` for a place the segmenter sees a coaster)."""
 
     shape: Shape
     center_mm: tuple[float, float]
     angle_rad: float
     score: float
+    off_mm: float = 0.0
 
 
 def find_coasters_by_outline(
@@ -147,13 +176,18 @@ def find_coasters_by_outline(
     around_mm: np.ndarray,
     readable_px_per_mm: float,
     px_per_mm: float,
+    coasters_seen: CoasterProbabilities | None = None,
 ) -> list[HiddenCoaster]:
     """Whole coasters, face up or face down, clear of the items ``found`` (module docstring),
     searched on the table within :data:`SEARCH_REACH_MM` of ``around_mm`` (xmin, ymin, xmax,
     ymax; table mm) that the working image shows at ``readable_px_per_mm`` or more, each
     confirmed by its art in the table around it rectified at ``px_per_mm``; best-correlated
-    first, none placed where an item found or a better one lies."""
-    peaks = search_outlines(image_bgr, plane, library, found, around_mm, readable_px_per_mm)
+    first, none placed where an item found or a better one lies. Given ``coasters_seen`` (the
+    learned segmenter's), the places anywhere on that table where it sees a coaster are
+    compared with the art too (:func:`likely_coaster_peaks`)."""
+    peaks = search_outlines(
+        image_bgr, plane, library, found, around_mm, readable_px_per_mm, coasters_seen
+    )
     sides = _coaster_sides(library)
     return _confirm_all(image_bgr, plane, library, sides, peaks, found, px_per_mm)
 
@@ -190,14 +224,19 @@ def _confirm(
 ) -> HiddenCoaster | None:
     """The coaster at ``peak`` if one of ``sides`` of its shape explains the table around it,
     rectified at ``px_per_mm``, clear of the items ``found`` (:func:`_best_placement`), and
-    the colour steps across its outline (:func:`_outline_steps`, near it and a little farther)."""
+    the colour steps across its outline (:func:`_outline_steps`, near it and a little farther).
+    A peak ``off_mm`` from the centre is first moved where the art explains most
+    (:func:`_best_offset`)."""
     reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM + _WIDE_STEP_REACH_MM
+    reach += peak.off_mm
     centre = np.asarray(peak.center_mm)
     local = rectify(
         image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
     )
     same_shape = [s for s in sides if s.shape == peak.shape]
     covered = covered_mask(local, found)
+    if peak.off_mm > 0:
+        peak = _best_offset(local, library, same_shape, peak, covered)
     candidate = _best_placement(local, library, same_shape, peak, covered)
     if candidate is None:
         return None
@@ -212,6 +251,28 @@ def _confirm(
     if any(step is not None and step < MIN_OUTLINE_STEP for step in steps):
         return None
     return candidate
+
+
+def _best_offset(
+    view: CanvasView,
+    library: ArtLibrary,
+    sides: list[Side],
+    peak: OutlinePeak,
+    covered: np.ndarray,
+) -> OutlinePeak:
+    """``peak`` moved, on a grid every :data:`_OFF_GRID_MM` within its ``off_mm``, to where one
+    of ``sides`` at a coarse turn explains the view's ink best (:func:`_coarse_scores`), and
+    turned as that side is there (the outline's turn is a guess where the outline is faint)."""
+    steps = np.arange(-peak.off_mm, peak.off_mm + 1e-6, _OFF_GRID_MM)
+    x, y = peak.center_mm
+    centres = [(x + float(dx), y + float(dy)) for dx in steps for dy in steps]
+    best = (-np.inf, 0, 0.0)
+    for _, angles, scores in _coarse_scores(view, library, sides, centres, covered):
+        k, a = np.unravel_index(int(np.argmax(scores)), scores.shape)
+        if scores[k, a] > best[0]:
+            best = (float(scores[k, a]), int(k), float(np.deg2rad(angles[a])))
+    _, k, angle = best
+    return OutlinePeak(peak.shape, centres[k], angle, peak.score)
 
 
 def _logo_correlation(
@@ -281,14 +342,35 @@ def search_outlines(
     found: Iterable[Placement],
     around_mm: np.ndarray,
     readable_px_per_mm: float,
+    coasters_seen: CoasterProbabilities | None = None,
 ) -> list[OutlinePeak]:
     """Places where a coaster's whole outline shows clear of the items ``found`` (the
-    arguments of :func:`find_coasters_by_outline`), best first."""
-    searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm)
+    arguments of :func:`find_coasters_by_outline`), best first; then, given
+    ``coasters_seen``, the places where the segmenter sees one that no such peak holds
+    (:func:`likely_coaster_peaks`), likeliest first."""
+    reach = SEARCH_REACH_MM if coasters_seen is None else np.inf
+    searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm, reach)
     if searched is None:
         return []
+    view, covered = searched
     shapes = {s.shape for s in _coaster_faces(library)}
-    return outline_peaks(*searched, shapes)
+    scores = _outline_scores(view, covered, shapes, (MIN_CLEAR_SHARE, np.inf))
+    near = np.asarray(around_mm, float) + np.array([-1, -1, 1, 1]) * SEARCH_REACH_MM
+    outside = np.ones(covered.shape, bool)  # outline peaks are searched near the items found
+    x0, y0 = np.floor(view.table_to_canvas(near[:2])).astype(int).clip(0)
+    x1, y1 = np.ceil(view.table_to_canvas(near[2:])).astype(int).clip(0)
+    outside[y0:y1, x0:x1] = False
+    peaks = _peaks(view, scores, covered | outside, _MAX_PEAKS)
+    if coasters_seen is None:
+        return peaks
+    seen = rectify(
+        coasters_seen.probabilities,
+        plane,
+        _view_bounds(view),
+        px_per_mm=SEARCH_PX_PER_MM,
+        image_scale=coasters_seen.scale,
+    ).image_bgr
+    return peaks + likely_coaster_peaks(view, covered, scores, seen, peaks)
 
 
 def find_coasters_under_items(
@@ -305,7 +387,7 @@ def find_coasters_under_items(
     them like a whole one and showing :data:`MIN_UNDER_ART_SHARE` or more of its art (the
     arguments of :func:`find_coasters_by_outline`); best-correlated first, none placed where an
     item found or a better one lies."""
-    searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm)
+    searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm, SEARCH_REACH_MM)
     if searched is None:
         return []
     faces = _coaster_faces(library)
@@ -321,8 +403,9 @@ def _search_view(
     found: Iterable[Placement],
     around_mm: np.ndarray,
     readable_px_per_mm: float,
+    reach_mm: float,
 ) -> tuple[CanvasView, np.ndarray] | None:
-    """The table within :data:`SEARCH_REACH_MM` of ``around_mm`` that the photo shows at
+    """The table within ``reach_mm`` of ``around_mm`` that the photo shows at
     ``readable_px_per_mm`` or more, rectified at :data:`SEARCH_PX_PER_MM`, and its
     (canvas-sized) bool of what is not to be searched: the items ``found`` and what lies beyond
     the photo; None when no such table shows."""
@@ -331,7 +414,7 @@ def _search_view(
         footprint = table_footprint_mm(plane, (w, h), readable_px_per_mm)
     except NoGameFound:  # nowhere readable beyond the items found: nothing more to search
         return None
-    region = np.asarray(around_mm, float) + np.array([-1, -1, 1, 1]) * SEARCH_REACH_MM
+    region = np.asarray(around_mm, float) + np.array([-1, -1, 1, 1]) * reach_mm
     low = np.maximum(region[:2], footprint[:2])
     high = np.minimum(region[2:], footprint[2:])
     if (high - low).min() <= 0:
@@ -342,6 +425,14 @@ def _search_view(
     white = np.full_like(image_bgr, 255)
     seen = rectify(white, plane, bounds, px_per_mm=SEARCH_PX_PER_MM).image_bgr[:, :, 0] > 127
     return view, covered_mask(view, found) | ~seen
+
+
+def _view_bounds(view: CanvasView) -> np.ndarray:
+    """(xmin, ymin, xmax, ymax; table mm) that :func:`vision.detect.rectify` turns into
+    ``view``'s very pixels."""
+    h, w = view.image_bgr.shape[:2]
+    x1, y1 = view.canvas_to_table(np.array([[w - 0.5, h - 0.5]]))[0]
+    return np.array([*view.origin_mm, x1, y1])
 
 
 def bounds_with(
@@ -366,13 +457,64 @@ def _coaster_sides(library: ArtLibrary) -> list[Side]:
     return [s for s in library.sides if s.kind is ItemKind.COASTER]
 
 
-def outline_peaks(view: CanvasView, covered: np.ndarray, shapes: set[Shape]) -> list[OutlinePeak]:
-    """Places in ``view`` where one of ``shapes`` shows its whole outline clear of ``covered``
-    (canvas-sized bool): :data:`MIN_CLEAR_SHARE` or more of the outline clear and the edge
-    strength around it correlating :data:`MIN_OUTLINE_SCORE` or more with the outline
-    (:func:`_outline_scores`); best first, at most :data:`_MAX_PEAKS`."""
-    scores = _outline_scores(view, covered, shapes, (MIN_CLEAR_SHARE, np.inf))
-    return _peaks(view, scores, covered, _MAX_PEAKS)
+def likely_coaster_peaks(
+    view: CanvasView,
+    covered: np.ndarray,
+    scores: list[_OutlineScores],
+    likely: np.ndarray,
+    peaks: list[OutlinePeak],
+) -> list[OutlinePeak]:
+    """Places in ``view`` where the segmenter sees a coaster that none of ``peaks`` holds.
+
+    ``likely``: (H, W, C) float32 0..1 of the canvas, the probability of each coaster class
+    (a face's colour, the back); ``scores``: each shape's outline scores
+    (:func:`_outline_scores`, -1 where too little of the outline is clear of ``covered``). Per
+    shape, the local maxima (within half its size) of the contrast between the shape and a ring
+    around it (:func:`_blob_template`) of one class, or of all together (coasters side by side
+    are told apart by their colours), reaching :data:`MIN_COASTER_CONTRAST`, not on ``covered``
+    pixels, where enough of the outline is clear, and kept unless a peak of the same shape lies
+    within :data:`_SAME_PLACE_MM`; the turn is the outline's best there; likeliest first, at
+    most :data:`_MAX_LIKELY_PEAKS`, each :data:`LIKELY_OFF_MM` off at most.
+    """
+    channels = [likely[:, :, k] for k in range(likely.shape[2])] + [likely.sum(axis=2)]
+    q = view.px_per_mm
+    taken = {s.shape: [p.center_mm for p in peaks if p.shape == s.shape] for s in scores}
+    found: list[tuple[float, OutlinePeak]] = []
+    for shape_scores in scores:
+        shape = shape_scores.shape
+        template = _blob_template(shape, q)
+        contrast = np.max([_band_sums(channel, template) for channel in channels], axis=0)
+        radius = max(1, round(0.5 * shape.size_mm * q))
+        kernel = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
+        keep = (contrast >= cv2.dilate(contrast, kernel)) & (contrast >= MIN_COASTER_CONTRAST)
+        keep &= ~covered & (shape_scores.best > -1.0)
+        ys, xs = np.nonzero(keep)
+        for row, col in sorted(zip(ys, xs, strict=True), key=lambda rc: -contrast[rc]):
+            x, y = view.canvas_to_table(np.array([[col, row]], float))[0]
+            if any(np.hypot(x - tx, y - ty) < _SAME_PLACE_MM for tx, ty in taken[shape]):
+                continue
+            taken[shape].append((float(x), float(y)))
+            angle, score = shape_scores.angle_rad[row, col], shape_scores.best[row, col]
+            peak = OutlinePeak(
+                shape, (float(x), float(y)), float(angle), float(score), LIKELY_OFF_MM
+            )
+            found.append((float(contrast[row, col]), peak))
+    found.sort(key=lambda item: -item[0])
+    return [peak for _, peak in found[:_MAX_LIKELY_PEAKS]]
+
+
+def _blob_template(shape: Shape, px_per_mm: float) -> np.ndarray:
+    """(n, n) float32 at ``px_per_mm``: the mean over the shape (less :data:`_BLOB_MARGIN_MM`
+    at its edge, which the segmenter blurs) minus the mean over the ring from
+    :data:`_BLOB_MARGIN_MM` to :data:`_BLOB_RING_MM` beyond it; a disc stands for a rounded
+    square at any turn (their shapes differ by a few mm at the corners)."""
+    radius = shape.size_mm / 2
+    half = int(np.ceil((radius * np.sqrt(2) + _BLOB_RING_MM) * px_per_mm))
+    yy, xx = np.mgrid[-half : half + 1, -half : half + 1] / px_per_mm
+    r = np.hypot(xx, yy)
+    inside = (r <= radius - _BLOB_MARGIN_MM).astype(np.float32)
+    ring = ((r >= radius + _BLOB_MARGIN_MM) & (r <= radius + _BLOB_RING_MM)).astype(np.float32)
+    return inside / inside.sum() - ring / ring.sum()
 
 
 def partial_outline_peaks(
@@ -553,45 +695,66 @@ def _coarse_turns(
     peak: OutlinePeak,
     covered: np.ndarray,
 ) -> list[tuple[float, Side, ItemPose]]:
-    """(correlation, side, pose) of every side at every coarse turn at the peak's centre: the
-    view's ink at half scale against the side's art ink turned every :data:`_COARSE_STEP_DEG`
-    (:meth:`vision.art.ArtLibrary.turned_ink`), over the disc inscribed in the shape clear of
-    ``covered`` (for a blurred variant, :data:`~vision.art_fit.RIM_MARGIN_SIGMAS` of its blur in
-    from the rim); a rounded square only near its outline's angle (within 6 deg, every 90)."""
-    p = view.px_per_mm / 2
-    ink = cv2.resize(view.ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    clear = cv2.resize((~covered).astype(np.float32), ink.shape[::-1], interpolation=cv2.INTER_AREA)
-    # pixel centres: x_half + 0.5 = (x + 0.5) / 2
-    cx, cy = (view.table_to_canvas(np.array([peak.center_mm]))[0] + 0.5) / 2 - 0.5
+    """(correlation, side, pose) of every side at every coarse turn at the peak's centre
+    (:func:`_coarse_scores`); a rounded square only near its outline's angle (within 6 deg,
+    every 90)."""
     out = []
-    for side in sides:
-        turned = library.turned_ink(side, p, _COARSE_STEP_DEG, BLURS_MM)
-        n = turned.stack.shape[-1]
-        patch = cv2.getRectSubPix(ink.astype(np.float32), (n, n), (float(cx), float(cy)))
-        seen = cv2.getRectSubPix(clear, (n, n), (float(cx), float(cy))) > 0.99
-        yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
-        radius = np.hypot(xx, yy)
-        # the variants of each reference colour, in BLURS_MM's order
-        blurs = np.array(BLURS_MM * (turned.stack.shape[1] // len(BLURS_MM)))
-        score = np.full(len(turned.angles_deg), -1.0)
-        for blur in BLURS_MM:
-            inner = side.shape.size_mm / 2 - RIM_MARGIN_SIGMAS * blur
-            mask = seen & (radius < inner * p - 1)
-            if mask.sum() < 30:
-                continue
-            observed = patch[mask] - patch[mask].mean()
-            arts = turned.stack[:, blurs == blur][:, :, mask]
-            arts = arts - arts.mean(axis=2, keepdims=True)
-            den = np.linalg.norm(arts, axis=2) * np.linalg.norm(observed) + 1e-9
-            score = np.maximum(score, ((arts @ observed) / den).max(axis=1))
-        angles = turned.angles_deg
+    for side, angles, scores in _coarse_scores(view, library, sides, [peak.center_mm], covered):
+        score = scores[0]
         if side.shape.kind != "circle":
             off = (angles - np.rad2deg(peak.angle_rad) + 45.0) % 90.0 - 45.0
             score = np.where(np.abs(off) <= 6.0, score, -1.0)
         for a, value in zip(angles, score, strict=True):
             if value > -1.0:
-                pose = ItemPose(peak.center_mm, float(np.deg2rad(a)))
-                out.append((float(value), side, pose))
+                out.append((float(value), side, ItemPose(peak.center_mm, float(np.deg2rad(a)))))
+    return out
+
+
+def _coarse_scores(
+    view: CanvasView,
+    library: ArtLibrary,
+    sides: list[Side],
+    centres_mm: list[tuple[float, float]],
+    covered: np.ndarray,
+) -> list[tuple[Side, np.ndarray, np.ndarray]]:
+    """Per side: its coarse turns (deg) and (len(centres_mm), turns) correlations, -1 where
+    too little shows: the view's ink at half scale against the side's art ink turned every
+    :data:`_COARSE_STEP_DEG` (:meth:`vision.art.ArtLibrary.turned_ink`) at each centre (table
+    mm), over the disc inscribed in the shape clear of ``covered`` at every centre (for a
+    blurred variant, :data:`~vision.art_fit.RIM_MARGIN_SIGMAS` of its blur in from the rim)."""
+    p = view.px_per_mm / 2
+    ink = cv2.resize(view.ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    ink = ink.astype(np.float32)
+    clear = cv2.resize((~covered).astype(np.float32), ink.shape[::-1], interpolation=cv2.INTER_AREA)
+    # pixel centres: x_half + 0.5 = (x + 0.5) / 2
+    at = [(float(x), float(y)) for x, y in (view.table_to_canvas(centres_mm) + 0.5) / 2 - 0.5]
+    out = []
+    for side in sides:
+        turned = library.turned_ink(side, p, _COARSE_STEP_DEG, BLURS_MM)
+        n = turned.stack.shape[-1]
+        patches = np.stack([cv2.getRectSubPix(ink, (n, n), c) for c in at])
+        seen = np.all([cv2.getRectSubPix(clear, (n, n), c) > 0.99 for c in at], axis=0)
+        yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+        radius = np.hypot(xx, yy)
+        # the variants of each reference colour, in BLURS_MM's order
+        blurs = np.array(BLURS_MM * (turned.stack.shape[1] // len(BLURS_MM)))
+        score = np.full((len(at), len(turned.angles_deg)), -1.0)
+        for blur in BLURS_MM:
+            inner = side.shape.size_mm / 2 - RIM_MARGIN_SIGMAS * blur
+            mask = seen & (radius < inner * p - 1)
+            if mask.sum() < 30:
+                continue
+            observed = patches[:, mask]
+            observed = observed - observed.mean(axis=1, keepdims=True)
+            arts = turned.stack[:, blurs == blur][:, :, mask]
+            arts = arts - arts.mean(axis=2, keepdims=True)
+            flat = arts.reshape(-1, arts.shape[-1])
+            products = (observed @ flat.T).reshape(len(at), *arts.shape[:2])
+            norms = (
+                np.linalg.norm(arts, axis=2)[None] * np.linalg.norm(observed, axis=1)[:, None, None]
+            )
+            score = np.maximum(score, (products / (norms + 1e-9)).max(axis=2))
+        out.append((side, turned.angles_deg, score))
     return out
 
 

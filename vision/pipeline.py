@@ -9,8 +9,9 @@
 3. rectify the table and find every item side by its art (:func:`detect_sides`);
 4. fit the table plane (homography + lens distortion) and all item poses jointly
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
-4a. find whole coasters the feature passes missed by their outline, face up or left face down
-    (:func:`vision.outline_search.find_coasters_by_outline`);
+4a. find whole coasters the feature passes missed by their outline, face up or left face down,
+    and, where the learned segmenter runs (:mod:`vision.segmentation`), wherever on the table
+    it sees a coaster (:func:`vision.outline_search.find_coasters_by_outline`);
 4b. re-decide the type of coasters whose art does not explain the photo
     (:func:`vision.coaster_types.recheck_types`), then find coasters mostly hidden under the
     items found by their features (:func:`vision.hidden.find_hidden_coasters`) and by the part
@@ -179,8 +180,18 @@ def score_photo(
     fit = _fit_plane(detections, coarse_view, coarse, (w, h))
     bounds = _bounds_around(detections, fit)
     found = [_Placed(d.side, pose) for d, pose in zip(detections, fit.poses, strict=True)]
+    coasters_seen = None
+    if segmenter_enabled():  # the learned segmenter (TABLESCORE_SEGMENTER=1)
+        coasters_seen = segmenter().segment(image).coasters()
     wholes = find_coasters_by_outline(
-        image, fit.plane, library, found, bounds, readable, canvas_px_per_mm(bounds)
+        image,
+        fit.plane,
+        library,
+        found,
+        bounds,
+        readable,
+        canvas_px_per_mm(bounds),
+        coasters_seen,
     )
     view = rectify(image, fit.plane, bounds_with(bounds, wholes, _VIEW_MARGIN_MM))
     sides: list[FoundSide] = []
@@ -218,13 +229,9 @@ def score_photo(
     if any(new is not old for new, old in zip(rechecked, items, strict=True)):
         items = one_of_each(library, view, rechecked)
         stacking = stacking_order(view, items)
-    item_mask, string_prior = _item_mask(items, fit.plane, (w, h)), None
-    if segmenter_enabled():  # the learned segmenter (TABLESCORE_SEGMENTER=1)
-        segmentation = segmenter().segment(image)
-        item_mask |= segmentation.items_mask()
-        string_prior = segmentation.probability("string")
+    item_mask = _item_mask(items, fit.plane, (w, h))
     cord = _CordOnTable(fit.plane, catalogue.string.length_mm, catalogue.string.thickness_mm)
-    boundary = _find_boundary(image, item_mask, string_prior, catalogue.string.rgb, items, cord)
+    boundary = _find_boundary(image, item_mask, catalogue.string.rgb, items, cord)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     seen = placed_items(items, stacking.z, catalogue)
@@ -471,7 +478,6 @@ _MIN_NAPKIN_EDGE_POINTS = 6
 def _find_boundary(
     image: np.ndarray,
     item_mask: np.ndarray,
-    string_prior: np.ndarray | None,
     string_rgb: tuple[int, int, int],
     items: list[IdentifiedItem],
     cord: _CordOnTable,
@@ -486,7 +492,6 @@ def _find_boundary(
         boundary = find_boundary(
             image,
             item_mask=item_mask,
-            string_prior=string_prior,
             string_rgb=colour,
             string_width_px=width_px,
             length_fits=cord.length_fits,
@@ -495,7 +500,6 @@ def _find_boundary(
             return boundary
     return find_boundary(
         image,
-        string_prior=string_prior,
         string_rgb=string_rgb,
         string_width_px=width_px,
         length_fits=cord.length_fits,

@@ -183,3 +183,22 @@ def test_a_view_around_a_place_shows_the_same_table_at_the_same_pixels() -> None
         assert (local.image_bgr[ly, lx] == image[y, x]).all()
     # cut at the view's edges
     assert view.around((-40.0, 15.0), 20.0).image_bgr.shape[:2] == (21, 21)
+
+
+def test_an_image_at_another_scale_is_rectified_onto_the_same_table() -> None:
+    """A segmenter's probabilities come at a quarter of the working image's size (any number
+    of channels): the view they give shows the same table as the working image's."""
+    rng = np.random.default_rng(5)
+    coarse = rng.random((30, 40, 3)).astype(np.float32)
+    working = cv2.resize(coarse, (160, 120), interpolation=cv2.INTER_CUBIC)
+    channels = np.concatenate([coarse, coarse[:, :, :2]], axis=2)  # 5 channels
+    plane = TablePlane(table_homography(1.5, origin_px=(12.0, 9.0)), 0.0, 0.0, (160, 120))
+    bounds = np.array([10.0, 5.0, 80.0, 60.0])
+    full = rectify(working, plane, bounds, px_per_mm=0.5)
+    scaled = rectify(channels, plane, bounds, px_per_mm=0.5, image_scale=(0.25, 0.25))
+    assert scaled.image_bgr.shape == (*full.image_bgr.shape[:2], 5)
+    assert scaled.origin_mm == full.origin_mm
+    inner = (slice(2, -2), slice(2, -2))
+    difference = np.abs(scaled.image_bgr[inner][:, :, :3] - full.image_bgr[inner])
+    assert difference.mean() < 0.05
+    np.testing.assert_array_equal(scaled.image_bgr[:, :, 3:], scaled.image_bgr[:, :, :2])

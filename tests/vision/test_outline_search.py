@@ -21,6 +21,7 @@ from vision.outline_search import (
     search_outlines,
 )
 from vision.plane import ItemPose, TablePlane
+from vision.segmentation import CoasterProbabilities
 
 PX_PER_MM = 1.0
 #: Where the out-of-focus coaster lies (table mm).
@@ -151,6 +152,70 @@ def test_the_middle_of_a_print_without_a_coasters_edge_is_not_a_coaster(
     monkeypatch.setattr(outline_search, "search_outlines", lambda *args: [peak])
     _, coasters = _search(catalogue, image, plane, known)
     assert [c.side for c in coasters] == ([lone.side] if found else [])
+
+
+def _coasters_seen(plane: TablePlane, blobs: list[tuple[tuple[float, float], int]]):
+    """What a segmenter sees at a quarter of the working image's resolution: a coaster's disc
+    (85 mm across) at each blob's centre (table mm) in its class channel (0-5)."""
+    w, h = plane.image_size_px
+    probabilities = np.zeros((h // 4, w // 4, 6), np.float32)
+    for centre_mm, channel in blobs:
+        x, y = (plane.table_to_image(np.array([centre_mm]))[0] + 0.5) / 4 - 0.5
+        radius = 42.5 * PX_PER_MM / 4
+        disc = np.zeros(probabilities.shape[:2], np.uint8)
+        cv2.circle(disc, (round(x * 16), round(y * 16)), round(radius * 16), 1, -1, cv2.LINE_AA, 4)
+        probabilities[:, :, channel] = np.maximum(probabilities[:, :, channel], disc)
+    return CoasterProbabilities(
+        probabilities, tuple(f"coaster_{k}" for k in range(6)), (0.25, 0.25)
+    )
+
+
+def _search_with(catalogue, image, plane, known, seen):
+    library = art_library(catalogue)
+    found = [_Pose(k.side, ItemPose(k.center_mm, k.angle_rad)) for k in known]
+    around = np.array([20.0, 20.0, 220.0, 250.0])
+    return find_coasters_by_outline(image, plane, library, found, around, 0.4, 1.6, seen)
+
+
+@pytest.mark.parametrize(("type_name", "off_mm"), [("double", (2.5, -2.0)), ("three", (-3.0, 0.5))])
+def test_a_coaster_the_segmenter_sees_is_compared_with_the_art_though_its_outline_is_faint(
+    catalogue, monkeypatch, type_name, off_mm
+):
+    """Motion blur or a soft focus can leave a coaster's outline too faint to peak; where the
+    segmenter sees a coaster (its blob a few mm off), the art is compared around it."""
+    lone = Placed(side(catalogue, "coaster", type_name), "green", LONE_MM, np.deg2rad(100.0))
+    image, plane, known = _scene(catalogue, lone)
+    monkeypatch.setattr(outline_search, "_peaks", lambda *args: [])  # no outline peaks at all
+    assert _search_with(catalogue, image, plane, known, None) == []
+    blob = (LONE_MM[0] + off_mm[0], LONE_MM[1] + off_mm[1])
+    found = _search_with(catalogue, image, plane, known, _coasters_seen(plane, [(blob, 2)]))
+    assert [f.side for f in found] == [lone.side]
+    assert np.hypot(*np.subtract(found[0].pose.center_mm, LONE_MM)) < 2.0
+    turn = np.angle(np.exp(1j * (found[0].pose.angle_rad - lone.angle_rad)))
+    assert abs(np.rad2deg(turn)) < 4.0
+
+
+def test_where_the_segmenter_sees_a_coaster_on_plain_table_none_is_found(catalogue):
+    image, plane, known = _scene(catalogue, None)
+    seen = _coasters_seen(plane, [(LONE_MM, 0)])
+    assert _search_with(catalogue, image, plane, known, seen) == []
+
+
+def test_coasters_side_by_side_are_told_apart_by_their_colours(catalogue):
+    """Two coasters touching make one blob of coaster; each colour's channel shows each. A blob
+    over an item found is not searched, and none is limited to the outline search's reach."""
+    image, plane, known = _scene(catalogue, None)
+    library = art_library(catalogue)
+    found = [_Pose(k.side, ItemPose(k.center_mm, k.angle_rad)) for k in known]
+    around = np.array([20.0, 20.0, 60.0, 60.0])  # the far blobs lie beyond the outlines' reach
+    pair = [((300.0, 200.0), 1), ((386.0, 200.0), 3)]
+    seen = _coasters_seen(plane, [*pair, (known[1].center_mm, 0)])
+    peaks = search_outlines(image, plane, library, found, around, 0.4, seen)
+    likely = [p for p in peaks if p.off_mm > 0]
+    for centre, _ in pair:
+        assert any(np.hypot(*np.subtract(p.center_mm, centre)) < 3.0 for p in likely), centre
+    assert not any(np.hypot(*np.subtract(p.center_mm, known[1].center_mm)) < 40 for p in likely)
+    assert all(p.off_mm == outline_search.LIKELY_OFF_MM for p in likely)
 
 
 def test_nothing_is_searched_over_the_items_found(catalogue):
