@@ -181,7 +181,7 @@ def score_photo(
     bounds = _bounds_around(detections, fit)
     found = [_Placed(d.side, pose) for d, pose in zip(detections, fit.poses, strict=True)]
     coasters_seen = None
-    if segmenter_enabled():  # the learned segmenter (TABLESCORE_SEGMENTER=1)
+    if segmenter_enabled():  # the learned segmenter (on unless TABLESCORE_SEGMENTER=0)
         coasters_seen = segmenter().segment(image).coasters()
     wholes = find_coasters_by_outline(
         image,
