@@ -247,6 +247,27 @@ def test_a_napkin_showing_its_stripe_along_two_sides_only_is_paper() -> None:
     assert not _is_paper(CanvasView(image, (0.0, 0.0), PPM), centre, 0.0, half_px)
 
 
+def test_a_gray_back_washed_out_by_an_overexposed_photo_is_found_by_its_border(catalogue) -> None:
+    """The gray back's pale stripe, blurred and washed out by an overexposed photo, is barely
+    darker than its paper (the stripe test fails), but its border profiles still follow the
+    art all around; a plain square of white paper beside it, with no printed border, is not
+    taken for a napkin."""
+    ppm = 1.0
+    napkin = Placed(side(catalogue, "napkin", None, "down"), "gray", (110.0, 110.0), np.deg2rad(8))
+    image = render_scene(
+        catalogue, [napkin], table_homography(ppm, origin_px=(0.0, 0.0)), (400, 230), (70, 110, 60)
+    )
+    corners = np.array([[245, 45], [375, 45], [375, 175], [245, 175]], np.int32)
+    cv2.fillPoly(image, [corners], (235, 236, 236))  # plain paper, no border printed
+    bright = np.clip(image.astype(np.float32) * 1.4, 0, 255).astype(np.uint8)
+    view = CanvasView(cv2.GaussianBlur(bright, (0, 0), 1.0), (0.0, 0.0), ppm)
+    half_px = 65.0 * ppm
+    assert not _is_paper(view, np.array([110.0, 110.0]), napkin.angle_rad, half_px)
+    found = find_napkins(view, art_library(catalogue), [])
+    assert len(found) == 1
+    assert np.hypot(*np.subtract(found[0].pose.center_mm, napkin.center_mm)) < 1.5
+
+
 @pytest.mark.parametrize("face", ["up", "down"])
 def test_a_napkin_placed_a_little_off_is_fitted_back_onto_its_lines(catalogue, face) -> None:
     """A napkin's pose from a few features is a millimetre or so off; its paper's edge and
