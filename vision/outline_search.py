@@ -150,6 +150,14 @@ LIKELY_OFF_MM = 3.0
 _OFF_GRID_MM = 3.0
 #: ...unless a peak of the same shape lies within this (mm)...
 _SAME_PLACE_MM = 10.0
+#: A coaster partly under the items found, where the segmenter sees it
+#: (:func:`likely_partial_peaks`): its colour over at least this share of the disc's area,
+#: other clear pixels over at most this share, and the peaks ranked by the colour's share less
+#: this many times the stray share; each peak is this far off at most (mm).
+MIN_SEEN_SHARE = 0.15
+MAX_STRAY_SHARE = 0.1
+_STRAY_WEIGHT = 2.0
+PARTIAL_OFF_MM = 9.0
 #: ...at most this many per photo, likeliest first.
 _MAX_LIKELY_PEAKS = 24
 
@@ -381,17 +389,32 @@ def find_coasters_under_items(
     around_mm: np.ndarray,
     readable_px_per_mm: float,
     px_per_mm: float,
+    coasters_seen: CoasterProbabilities | None = None,
 ) -> list[HiddenCoaster]:
     """Face-up coasters partly under the items ``found`` whose outline shows where it is clear
-    of them (:func:`partial_outline_peaks`), each confirmed by its art over its pixels clear of
-    them like a whole one and showing :data:`MIN_UNDER_ART_SHARE` or more of its art (the
-    arguments of :func:`find_coasters_by_outline`); best-correlated first, none placed where an
-    item found or a better one lies."""
+    of them (:func:`partial_outline_peaks`), or, given ``coasters_seen``, where the segmenter
+    sees a coaster's face clear of them that they may hide the rest of
+    (:func:`likely_partial_peaks`); each confirmed by its art over its pixels clear of them like
+    a whole one and showing :data:`MIN_UNDER_ART_SHARE` or more of its art (the arguments of
+    :func:`find_coasters_by_outline`); best-correlated first, none placed where an item found
+    or a better one lies."""
     searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm, SEARCH_REACH_MM)
     if searched is None:
         return []
     faces = _coaster_faces(library)
-    peaks = partial_outline_peaks(*searched, {s.shape for s in faces})
+    shapes = {s.shape for s in faces}
+    peaks = partial_outline_peaks(*searched, shapes)
+    if coasters_seen is not None:
+        view, covered = searched
+        seen = rectify(
+            coasters_seen.probabilities,
+            plane,
+            _view_bounds(view),
+            px_per_mm=SEARCH_PX_PER_MM,
+            image_scale=coasters_seen.scale,
+        ).image_bgr
+        faces_seen = [k for k, name in enumerate(coasters_seen.class_names) if "face" in name]
+        peaks += likely_partial_peaks(view, covered, seen[:, :, faces_seen], shapes, peaks)
     return _confirm_all(
         image_bgr, plane, library, faces, peaks, found, px_per_mm, MIN_UNDER_ART_SHARE
     )
@@ -501,6 +524,58 @@ def likely_coaster_peaks(
             found.append((float(contrast[row, col]), peak))
     found.sort(key=lambda item: -item[0])
     return [peak for _, peak in found[:_MAX_LIKELY_PEAKS]]
+
+
+def likely_partial_peaks(
+    view: CanvasView,
+    covered: np.ndarray,
+    likely: np.ndarray,
+    shapes: set[Shape],
+    peaks: list[OutlinePeak],
+) -> list[OutlinePeak]:
+    """Places in ``view`` where the segmenter sees part of a coaster's face clear of
+    ``covered`` (canvas-sized bool: the items found) that they may hide the rest of, and that
+    none of ``peaks`` holds.
+
+    ``likely``: (H, W, C) float32 0..1 of the canvas, the probability of each face colour. Per
+    shape and colour, a disc :data:`_BLOB_MARGIN_MM` inside the shape is placed where its clear
+    pixels are that colour (their mean probability, over the disc's area, reaching
+    :data:`MIN_SEEN_SHARE`) and hardly any of them are not (at most :data:`MAX_STRAY_SHARE` of
+    its area; the covered pixels count neither way); the local maxima (within half its size)
+    of the colour's share less :data:`_STRAY_WEIGHT` times the stray share, unless a peak of
+    the same shape lies within :data:`_SAME_PLACE_MM`. A disc slid under the items found
+    scores alike anywhere its colour stays inside, so each is :data:`PARTIAL_OFF_MM` off at
+    most; best first, at most :data:`_MAX_LIKELY_PEAKS`.
+    """
+    q = view.px_per_mm
+    clear = (~covered).astype(np.float32)
+    taken = {shape: [p.center_mm for p in peaks if p.shape == shape] for shape in shapes}
+    found: list[OutlinePeak] = []
+    for shape in sorted(shapes, key=lambda s: (s.kind, s.size_mm)):
+        radius = shape.size_mm / 2 - _BLOB_MARGIN_MM
+        half = int(np.ceil(radius * q))
+        yy, xx = np.mgrid[-half : half + 1, -half : half + 1] / q
+        disc = (np.hypot(xx, yy) <= radius).astype(np.float32)
+        disc /= disc.sum()
+        window = max(1, round(0.5 * shape.size_mm * q))
+        kernel = np.ones((2 * window + 1, 2 * window + 1), np.uint8)
+        for k in range(likely.shape[2]):
+            colour = likely[:, :, k] * clear
+            seen = _band_sums(colour, disc)
+            stray = _band_sums(clear - colour, disc)
+            score = seen - _STRAY_WEIGHT * stray
+            keep = (seen >= MIN_SEEN_SHARE) & (stray <= MAX_STRAY_SHARE)
+            keep &= score >= cv2.dilate(score, kernel)
+            ys, xs = np.nonzero(keep)
+            for row, col in sorted(zip(ys, xs, strict=True), key=lambda rc: -score[rc]):
+                x, y = view.canvas_to_table(np.array([[col, row]], float))[0]
+                if any(np.hypot(x - tx, y - ty) < _SAME_PLACE_MM for tx, ty in taken[shape]):
+                    continue
+                taken[shape].append((float(x), float(y)))
+                value = float(score[row, col])
+                found.append(OutlinePeak(shape, (float(x), float(y)), 0.0, value, PARTIAL_OFF_MM))
+    found.sort(key=lambda peak: -peak.score)
+    return found[:_MAX_LIKELY_PEAKS]
 
 
 def _blob_template(shape: Shape, px_per_mm: float) -> np.ndarray:

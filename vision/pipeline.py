@@ -219,7 +219,7 @@ def score_photo(
     for hidden in find_hidden_coasters(view, library, items):
         items.append(identify(library, view, hidden.side, hidden.pose, hidden.points_local_mm))
     for under in find_coasters_under_items(
-        image, fit.plane, library, items, bounds, readable, view.px_per_mm
+        image, fit.plane, library, items, bounds, readable, view.px_per_mm, coasters_seen
     ):
         if _in_view(view, under.pose):
             items.append(identify(library, view, under.side, under.pose, under.points_local_mm))

@@ -154,20 +154,24 @@ def test_the_middle_of_a_print_without_a_coasters_edge_is_not_a_coaster(
     assert [c.side for c in coasters] == ([lone.side] if found else [])
 
 
-def _coasters_seen(plane: TablePlane, blobs: list[tuple[tuple[float, float], int]]):
-    """What a segmenter sees at a quarter of the working image's resolution: a coaster's disc
-    (85 mm across) at each blob's centre (table mm) in its class channel (0-5)."""
+def _coasters_seen(
+    plane: TablePlane,
+    blobs: list[tuple[tuple[float, float], int]],
+    px_per_mm: float = PX_PER_MM,
+):
+    """What a segmenter sees at a quarter of the working image's resolution (``px_per_mm``
+    image px per table mm): a coaster's disc (85 mm across) at each blob's centre (table mm) in
+    its class channel (0-5; the names of the 6 channels end in ``face`` but for the last)."""
     w, h = plane.image_size_px
     probabilities = np.zeros((h // 4, w // 4, 6), np.float32)
     for centre_mm, channel in blobs:
         x, y = (plane.table_to_image(np.array([centre_mm]))[0] + 0.5) / 4 - 0.5
-        radius = 42.5 * PX_PER_MM / 4
+        radius = 42.5 * px_per_mm / 4
         disc = np.zeros(probabilities.shape[:2], np.uint8)
         cv2.circle(disc, (round(x * 16), round(y * 16)), round(radius * 16), 1, -1, cv2.LINE_AA, 4)
         probabilities[:, :, channel] = np.maximum(probabilities[:, :, channel], disc)
-    return CoasterProbabilities(
-        probabilities, tuple(f"coaster_{k}" for k in range(6)), (0.25, 0.25)
-    )
+    names = (*(f"coaster_{k}_face" for k in range(5)), "coaster_back")
+    return CoasterProbabilities(probabilities, names, (0.25, 0.25))
 
 
 def _search_with(catalogue, image, plane, known, seen):
@@ -294,6 +298,42 @@ def _found_under(catalogue, hidden: Placed, above: Placed):
     around = np.array([40.0, 40.0, 320.0, 200.0])
     library = art_library(catalogue)
     return find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6)
+
+
+@pytest.mark.parametrize(("type_name", "turn_deg"), [("triple", 25.0), ("beer", 160.0)])
+def test_a_coaster_partly_under_an_item_the_segmenter_sees_is_compared_with_the_art(
+    catalogue, monkeypatch, type_name, turn_deg
+):
+    """Where the part of a coaster clear of the items above it shows too little of its outline
+    to peak, the segmenter's colour there still has the art compared; a blob in the back's
+    channel (a coaster face down, which should have been removed) is not searched so."""
+    image, plane, hidden, found = _under_scene(catalogue, type_name, turn_deg)
+    library = art_library(catalogue)
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    monkeypatch.setattr(outline_search, "partial_outline_peaks", lambda *args: [])
+    assert find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6) == []
+    for channel, expected in ((5, []), (2, [hidden.side])):
+        seen = _coasters_seen(plane, [(hidden.center_mm, channel)], PX_PER_MM * 1.6)
+        coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6, seen)
+        assert [c.side for c in coasters] == expected
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 2.0
+
+
+def test_a_coaster_the_segmenter_sees_beside_an_item_with_nothing_under_it_is_not_found(catalogue):
+    """The segmenter's colour next to an item found, where the table is bare: the art finds
+    nothing there."""
+    _, plane, hidden, found = _under_scene(catalogue, "triple", 25.0)
+    items = [
+        Placed(f.side, c, f.pose.center_mm, f.pose.angle_rad)
+        for f, c in zip(found, ("red", "yellow"), strict=True)
+    ]
+    bare = render_scene(
+        catalogue, items, table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0)), (640, 480)
+    )
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    seen = _coasters_seen(plane, [(hidden.center_mm, 2)], PX_PER_MM * 1.6)
+    library = art_library(catalogue)
+    assert find_coasters_under_items(bare, plane, library, found, around, 0.4, 1.6, seen) == []
 
 
 def test_nothing_is_found_under_items_with_nothing_under_them(catalogue):
