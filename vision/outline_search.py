@@ -33,7 +33,9 @@ where the art fits best (:func:`_best_offset`); the art then confirms it like an
 
 The same two steps find coasters partly *under* the items found, after the feature passes
 (:func:`find_coasters_under_items`): the outline is correlated over its clear part alone
-(:func:`partial_outline_peaks`), and the art over the coaster's clear pixels.
+(:func:`partial_outline_peaks`), and the art over the coaster's clear pixels. Where the
+segmenter runs, step 1 also takes the places where it sees a coaster's face clear of the items
+found that they may hide the rest of (:func:`likely_partial_peaks`), each a few mm off.
 
 Frames: *canvas px* (a rectified view's pixels), *table mm*, *side-local mm* (see
 :mod:`vision.art`).

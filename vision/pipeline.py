@@ -15,7 +15,8 @@
 4b. re-decide the type of coasters whose art does not explain the photo
     (:func:`vision.coaster_types.recheck_types`), then find coasters mostly hidden under the
     items found by their features (:func:`vision.hidden.find_hidden_coasters`) and by the part
-    of their outline that shows (:func:`vision.outline_search.find_coasters_under_items`);
+    of their outline, or of their face where the segmenter sees it, that shows
+    (:func:`vision.outline_search.find_coasters_under_items`);
 5. tell each item's colour, napkin face/back and back shape (:func:`vision.identify.identify`);
    place each napkin again on the lines of its paper's edge and border stripe
    (:func:`vision.napkins.fit_to_lines`): its features are few, its lines run all around it;
