@@ -160,6 +160,9 @@ MIN_SEEN_SHARE = 0.15
 MAX_STRAY_SHARE = 0.1
 _STRAY_WEIGHT = 2.0
 PARTIAL_OFF_MM = 9.0
+#: A coaster that lies over another hides a part of it within this of its centre (mm: a
+#: coaster's size).
+NEAR_FOUND_MM = 95.0
 #: ...at most this many per photo, likeliest first.
 _MAX_LIKELY_PEAKS = 24
 
@@ -392,6 +395,7 @@ def find_coasters_under_items(
     readable_px_per_mm: float,
     px_per_mm: float,
     coasters_seen: CoasterProbabilities | None = None,
+    near_mm: list[tuple[float, float]] | None = None,
 ) -> list[HiddenCoaster]:
     """Face-up coasters partly under the items ``found`` whose outline shows where it is clear
     of them (:func:`partial_outline_peaks`), or, given ``coasters_seen``, where the segmenter
@@ -399,7 +403,8 @@ def find_coasters_under_items(
     (:func:`likely_partial_peaks`); each confirmed by its art over its pixels clear of them like
     a whole one and showing :data:`MIN_UNDER_ART_SHARE` or more of its art (the arguments of
     :func:`find_coasters_by_outline`); best-correlated first, none placed where an item found
-    or a better one lies."""
+    or a better one lies. Given ``near_mm`` (table mm), only places within
+    :data:`NEAR_FOUND_MM` of one of them are looked at."""
     searched = _search_view(image_bgr, plane, found, around_mm, readable_px_per_mm, SEARCH_REACH_MM)
     if searched is None:
         return []
@@ -417,9 +422,19 @@ def find_coasters_under_items(
         ).image_bgr
         faces_seen = [k for k, name in enumerate(coasters_seen.class_names) if "face" in name]
         peaks += likely_partial_peaks(view, covered, seen[:, :, faces_seen], shapes, peaks)
+    if near_mm is not None:
+        peaks = [p for p in peaks if _within(p.center_mm, near_mm, NEAR_FOUND_MM + p.off_mm)]
     return _confirm_all(
         image_bgr, plane, library, faces, peaks, found, px_per_mm, MIN_UNDER_ART_SHARE
     )
+
+
+def _within(
+    point_mm: tuple[float, float], centres_mm: list[tuple[float, float]], reach_mm: float
+) -> bool:
+    """Whether ``point_mm`` lies within ``reach_mm`` of one of ``centres_mm`` (table mm)."""
+    gaps = np.asarray(centres_mm, float).reshape(-1, 2) - np.asarray(point_mm, float)
+    return bool(len(gaps) and np.hypot(gaps[:, 0], gaps[:, 1]).min() < reach_mm)
 
 
 def _search_view(
