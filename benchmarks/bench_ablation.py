@@ -9,7 +9,7 @@ and compared with the ground truth by :mod:`vision.evaluation`: photo-level exac
 photos where only one of the two paths is exact.
 
 Usage: python benchmarks/bench_ablation.py [--photos DIR] [--n 40] [--seed 3100000]
-       [--size 1600x1200] [--json OUT]
+       [--size 1600x1200] [--json OUT] [--workers 1]
 """
 
 from __future__ import annotations
@@ -18,11 +18,18 @@ import argparse
 import json
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from games.beer_pretzels.catalogue import load_catalogue
 from vision.errors import PhotoError
-from vision.evaluation import PhotoEvaluation, evaluate_photo, load_ground_truth, summarise
+from vision.evaluation import (
+    GroundTruthPhoto,
+    PhotoEvaluation,
+    evaluate_photo,
+    load_ground_truth,
+    summarise,
+)
 from vision.pipeline import score_photo
 from vision.segmentation import ENABLED_ENV
 from vision.synthetic.generate import SynthOptions, make_sample, photo_name, write_sample
@@ -50,27 +57,36 @@ def render_missing(folder: Path, seed: int, n: int, size: tuple[int, int]) -> No
             write_sample(make_sample(seed, index, options, catalogue), folder)
 
 
-def score_both(folder: Path, n: int) -> dict[str, list[PhotoEvaluation]]:
-    """Each photo scored by both paths in turn (same process, same code)."""
+def _score_photo_both(photo: GroundTruthPhoto) -> dict[str, PhotoEvaluation]:
+    """One photo scored by both paths in turn (same process, same code)."""
     catalogue = load_catalogue()
+    evaluations = {}
+    for name, mode in MODES.items():
+        os.environ[ENABLED_ENV] = mode
+        started = time.perf_counter()
+        try:
+            contract = score_photo(photo.image_path, catalogue=catalogue).contract
+            error = None
+        except PhotoError as exc:
+            contract, error = None, exc.code
+        seconds = time.perf_counter() - started
+        evaluations[name] = evaluate_photo(contract, photo.truth, seconds=seconds, error=error)
+    return evaluations
+
+
+def score_both(folder: Path, n: int, workers: int = 1) -> dict[str, list[PhotoEvaluation]]:
+    """Each photo scored by both paths in turn, photos spread over ``workers`` processes."""
+    photos = load_ground_truth(folder, limit=n)
     results: dict[str, list[PhotoEvaluation]] = {name: [] for name in MODES}
-    for photo in load_ground_truth(folder, limit=n):
-        for name, mode in MODES.items():
-            os.environ[ENABLED_ENV] = mode
-            started = time.perf_counter()
-            try:
-                contract = score_photo(photo.image_path, catalogue=catalogue).contract
-                error = None
-            except PhotoError as exc:
-                contract, error = None, exc.code
-            seconds = time.perf_counter() - started
-            evaluation = evaluate_photo(contract, photo.truth, seconds=seconds, error=error)
-            results[name].append(evaluation)
-        print(
-            f"{photo.image_path.name}: exact "
-            + " / ".join(str(results[name][-1].exact) for name in MODES),
-            flush=True,
-        )
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for photo, evaluations in zip(photos, pool.map(_score_photo_both, photos), strict=True):
+            for name in MODES:
+                results[name].append(evaluations[name])
+            print(
+                f"{photo.image_path.name}: exact "
+                + " / ".join(str(evaluations[name].exact) for name in MODES),
+                flush=True,
+            )
     return results
 
 
@@ -91,10 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=3_100_000)
     parser.add_argument("--size", default="1600x1200")
     parser.add_argument("--json", type=Path, default=None, help="write the summaries here")
+    parser.add_argument("--workers", type=int, default=1, help="processes scoring photos")
     args = parser.parse_args(argv)
     render_missing(args.photos, args.seed, args.n, parse_size(args.size))
 
-    results = score_both(args.photos, args.n)
+    results = score_both(args.photos, args.n, args.workers)
     summaries = {name: summarise(r)["all"].to_json() for name, r in results.items()}
     print(f"hard split: {args.n} photos, seed {args.seed}, {args.size}")
     print("metric".ljust(26) + "".join(name.rjust(16) for name in summaries))
