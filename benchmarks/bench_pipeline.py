@@ -54,7 +54,7 @@ DEFAULT_FOLDER = Path("/work/shared/devset")
 #: Pipeline stages timed by ``--stages`` (functions looked up in vision.pipeline).
 STAGES = (
     "load_photo",
-    "coarse_table_plane",
+    "coarse_table_planes",
     "rectify",
     "detect_sides",
     "find_napkins",

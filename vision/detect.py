@@ -2,9 +2,10 @@
 
 Two passes:
 
-1. :func:`coarse_table_plane`: coaster faces are matched in the (downscaled) working image with
+1. :func:`coarse_table_planes`: coaster faces are matched in the (downscaled) working image with
    full homographies; the confident ones give a first table-plane homography (where there
-   are none, small coasters matched as affine maps give it).
+   are none, small coasters matched as affine maps give it; where only one is, they give a
+   second candidate).
 2. :func:`detect_sides`: the image is rectified onto the table plane (:func:`rectify`) at a fixed
    scale, where every item is its art rotated and shifted; all sides (faces, backs, napkins) are
    matched there with similarity transforms, one RANSAC instance after another, and overlapping
@@ -393,7 +394,14 @@ def _select_by_support(
 
 
 def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray:
-    """A first table-plane homography (table mm -> working px) from the clearest coaster faces.
+    """A first table-plane homography (table mm -> working px) from the clearest coaster faces:
+    the first of :func:`coarse_table_planes`."""
+    return coarse_table_planes(image_bgr, library)[0]
+
+
+def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.ndarray]:
+    """First table-plane homographies (table mm -> working px) from the clearest coaster faces,
+    the likelier first: one, or two where the coasters found leave a doubt.
 
     Searched first in a downscaled copy (cheap), then, when fewer than two coasters are clear
     there, at the working resolution, and last, when none is clear in a small photo, in a copy
@@ -403,7 +411,11 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     (printed or blurred art) are taken instead, from the copy where most are found.
     The table frame is that of the strongest coaster found; the plane is fitted jointly to the
     features of all coasters found, or, when only one is, placed as a phone camera would see
-    that one (:func:`vision.plane.camera_homography`).
+    that one (:func:`vision.plane.camera_homography`). A plane placed from one coaster can be
+    skewed far from it (a small, blurred coaster gives its tilt poorly), so when several
+    coasters are also matched as affine maps, their joint plane is the second candidate: which
+    of the two reads the table better is only known by searching it (see
+    :func:`vision.pipeline.score_photo`).
     Raises :class:`NoGameFound` when no coaster face is clearly visible.
     """
     h, w = image_bgr.shape[:2]
@@ -425,23 +437,34 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
             break
     if not chosen:  # in the finest copy: coasters as a camera out of focus sees them
         chosen = _coarse_hypotheses(features, library, (OUT_OF_FOCUS_BLUR_MM,))
-    if not chosen:  # last: small coasters as affine maps, in the copy where most are found
-        chosen, factor, features = max(
+    planes = [_coarse_plane(chosen, features, factor, (w, h))] if chosen else []
+    if len(chosen) < MIN_SMALL_COASTERS:  # small coasters as affine maps, where most are found
+        small, factor, features = max(
             (
                 (_small_coasters(copy_features, library), copy_factor, copy_features)
                 for copy_factor, copy_features in copies
             ),
             key=lambda found: len(found[0]),
         )
-    if not chosen:
+        if small:
+            planes.append(_coarse_plane(small, features, factor, (w, h)))
+    if not planes:
         raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
+    return planes
+
+
+def _coarse_plane(
+    chosen: list[_Hypothesis], features: _Features, factor: float, image_size_px: tuple[int, int]
+) -> np.ndarray:
+    """The homography (table mm -> working px) of the coasters ``chosen`` among the features of
+    the working image's copy scaled by ``factor``, the strongest first (it gives the frame)."""
     points = features.points
     to_working = np.diag([1 / factor, 1 / factor, 1.0])
     if len(chosen) == 1:
         return camera_homography(
             chosen[0].template.points_mm[chosen[0].template_ids],
             points[chosen[0].keypoint_ids] / factor,
-            (w, h),
+            image_size_px,
         )
     anchor = to_working @ chosen[0].transform
     anchor = anchor / anchor[2, 2]
@@ -456,8 +479,7 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
         poses.append(
             ItemPose((s[0, 2], s[1, 2]), float(np.arctan2(s[1, 0] - s[0, 1], s[0, 0] + s[1, 1])))
         )
-    fit = fit_table_plane(observations, (w, h), anchor, poses, with_distortion=False)
-
+    fit = fit_table_plane(observations, image_size_px, anchor, poses, with_distortion=False)
     return fit.plane.table_to_undistorted
 
 

@@ -3,9 +3,11 @@
 :func:`score_photo` runs, in order:
 
 1. load the photo into the working image (:func:`vision.load.load_photo`);
-2. place the table plane roughly from the clearest coasters (:func:`coarse_table_plane`); when
+2. place the table plane roughly from the clearest coasters (:func:`coarse_table_planes`); when
    that shows the table at fewer working px per mm than the rectified view samples it, and the
-   photo holds more pixels, decode it again larger (:func:`_at_item_resolution`);
+   photo holds more pixels, decode it again larger (:func:`_at_item_resolution`); where the
+   coasters leave two first planes (one sharp coaster, several small blurred ones), every later
+   stage runs from each, and the one that finds more items is kept;
 3. rectify the table and find every item side by its art (:func:`detect_sides`);
 4. fit the table plane (homography + lens distortion) and all item poses jointly
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
@@ -59,7 +61,7 @@ from vision.detect import (
     CanvasView,
     SideDetection,
     canvas_px_per_mm,
-    coarse_table_plane,
+    coarse_table_planes,
     detect_sides,
     rectify,
     table_footprint_mm,
@@ -169,14 +171,46 @@ def score_photo(
     if name is None:
         name = "photo" if isinstance(photo, bytes | bytearray) else os.fspath(photo)
     default_long_side = max(loaded.image_bgr.shape[:2])
-    loaded, coarse_h = _at_item_resolution(
-        photo, loaded, coarse_table_plane(loaded.image_bgr, library)
+    loaded, coarse_planes = _at_item_resolution(
+        photo, loaded, coarse_table_planes(loaded.image_bgr, library)
     )
+    # a larger working image reads no farther across the table than the default one
+    readable = MIN_IMAGE_PX_PER_MM * max(loaded.image_bgr.shape[:2]) / default_long_side
+    coasters_seen = None
+    if segmenter_enabled():  # the learned segmenter (on unless TABLESCORE_SEGMENTER=0)
+        coasters_seen = segmenter().segment(loaded.image_bgr).coasters()
+    scored: list[ScoredPhoto] = []
+    failures: list[NoGameFound] = []
+    for coarse_h in coarse_planes:
+        try:
+            scored.append(
+                _score_on_plane(loaded, coarse_h, catalogue, library, readable, coasters_seen, name)
+            )
+        except NoGameFound as exc:
+            failures.append(exc)
+    if not scored:
+        raise failures[0]
+    best = max(scored, key=lambda photo_scored: len(photo_scored.contract["items"]))
+    best.contract["timing_ms"] = {"total": round((time.perf_counter() - started) * 1000, 1)}
+    return best
+
+
+def _score_on_plane(
+    loaded: LoadedPhoto,
+    coarse_h: np.ndarray,
+    catalogue: Catalogue,
+    library: ArtLibrary,
+    readable: float,
+    coasters_seen: CoasterProbabilities | None,
+    name: str,
+) -> ScoredPhoto:
+    """The photo scored from the coarse plane ``coarse_h`` (table mm -> working px) on: every
+    stage of :func:`score_photo` after the coarse plane. ``readable``: the image px per mm down
+    to which the table is searched; ``coasters_seen``: the segmenter's coaster map of the
+    working image, if it runs."""
     image = loaded.image_bgr
     h, w = image.shape[:2]
     coarse = TablePlane(coarse_h, 0.0, 0.0, (w, h))
-    # a larger working image reads no farther across the table than the default one
-    readable = MIN_IMAGE_PX_PER_MM * max(w, h) / default_long_side
     coarse, coarse_view, detections = _detect_with_refined_plane(image, coarse, library, readable)
     by_features = len(detections)
     light = light_gains(library, coarse_view, detections)
@@ -186,9 +220,6 @@ def score_photo(
     fit = _fit_plane(detections, coarse_view, coarse, (w, h))
     bounds = _bounds_around(detections, fit)
     found = [_Placed(d.side, pose) for d, pose in zip(detections, fit.poses, strict=True)]
-    coasters_seen = None
-    if segmenter_enabled():  # the learned segmenter (on unless TABLESCORE_SEGMENTER=0)
-        coasters_seen = segmenter().segment(image).coasters()
     wholes = find_coasters_by_outline(
         image,
         fit.plane,
@@ -272,7 +303,6 @@ def score_photo(
         warnings=warnings,
         seen_items=seen,
     )
-    contract["timing_ms"] = {"total": round((time.perf_counter() - started) * 1000, 1)}
     return ScoredPhoto(
         contract=contract,
         photo=loaded,
@@ -298,26 +328,26 @@ def _icon_centres(
 
 
 def _at_item_resolution(
-    photo: str | os.PathLike | bytes, loaded: LoadedPhoto, coarse_h: np.ndarray
-) -> tuple[LoadedPhoto, np.ndarray]:
-    """The working image the items are read in, and the coarse plane (table mm -> its px).
+    photo: str | os.PathLike | bytes, loaded: LoadedPhoto, coarse_planes: list[np.ndarray]
+) -> tuple[LoadedPhoto, list[np.ndarray]]:
+    """The working image the items are read in, and the coarse planes (table mm -> its px).
 
     The first rectified view samples the table at :func:`canvas_px_per_mm` of the region the
-    photo shows. Where the coarse plane shows the table (at the working image's centre) at
-    fewer working px per mm than that, and the photo was decoded smaller than it is, it is
-    decoded again, up to :data:`MAX_ITEM_WORKING_LONG_SIDE_PX` and only when that enlarges it
-    by :data:`_MIN_REDECODE_GAIN`, so that the coasters' printed icons keep the detail the
-    camera recorded; the plane is scaled to the new pixels.
+    photo shows. Where the likeliest coarse plane shows the table (at the working image's
+    centre) at fewer working px per mm than that, and the photo was decoded smaller than it is,
+    it is decoded again, up to :data:`MAX_ITEM_WORKING_LONG_SIDE_PX` and only when that enlarges
+    it by :data:`_MIN_REDECODE_GAIN`, so that the coasters' printed icons keep the detail the
+    camera recorded; the planes are scaled to the new pixels.
     """
     h, w = loaded.image_bgr.shape[:2]
-    plane = TablePlane(coarse_h, 0.0, 0.0, (w, h))
+    plane = TablePlane(coarse_planes[0], 0.0, 0.0, (w, h))
     centre_mm = plane.image_to_table(np.array([[w / 2, h / 2]]))[0]
     if not np.isfinite(centre_mm).all():
-        return loaded, coarse_h
+        return loaded, coarse_planes
     wanted = canvas_px_per_mm(table_footprint_mm(plane, (w, h)))
     shown = plane.scale_px_per_mm((float(centre_mm[0]), float(centre_mm[1])))
     if not np.isfinite(shown) or shown <= 0:
-        return loaded, coarse_h
+        return loaded, coarse_planes
     long_side = max(w, h)
     new_long_side = min(
         round(long_side * wanted / shown),
@@ -325,13 +355,13 @@ def _at_item_resolution(
         MAX_ITEM_WORKING_LONG_SIDE_PX,
     )
     if new_long_side < _MIN_REDECODE_GAIN * long_side:
-        return loaded, coarse_h
+        return loaded, coarse_planes
     larger = load_photo(photo, working_long_side_px=new_long_side)
     new_h, new_w = larger.image_bgr.shape[:2]
     sx, sy = new_w / w, new_h / h
     # pixel centres: x_new + 0.5 = (x_old + 0.5) * s
     to_larger = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1]])
-    return larger, to_larger @ coarse_h
+    return larger, [to_larger @ coarse_h for coarse_h in coarse_planes]
 
 
 def _detect_with_refined_plane(

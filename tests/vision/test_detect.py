@@ -8,7 +8,13 @@ import pytest
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
-from vision.detect import CanvasView, coarse_table_plane, detect_sides, rectify
+from vision.detect import (
+    CanvasView,
+    coarse_table_plane,
+    coarse_table_planes,
+    detect_sides,
+    rectify,
+)
 from vision.errors import NoGameFound
 from vision.plane import TablePlane
 
@@ -109,6 +115,35 @@ def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeyp
     monkeypatch.setattr("vision.detect.MIN_SMALL_COASTERS", len(items) + 1)  # no affine look
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
+
+
+def test_one_sharp_coaster_among_small_blurred_ones_gives_a_second_plane(catalogue) -> None:
+    """Five coasters 48 px across, foreshortened to 85 % across the tilt; all but one blurred.
+    The sharp one alone gives a homography, a plane placed as a camera would see it that is
+    skewed far from it; all five matched as affine maps give the second candidate, which keeps
+    the distances between them."""
+    items = [
+        Placed(side(catalogue, "coaster", "triple"), "blue", (60.0, 60.0), np.deg2rad(20)),
+        Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 70.0), np.deg2rad(-65)),
+        Placed(side(catalogue, "coaster", "three"), "yellow", (110.0, 190.0), np.deg2rad(140)),
+        Placed(side(catalogue, "coaster", "double"), "green", (250.0, 180.0), np.deg2rad(75)),
+        Placed(side(catalogue, "coaster", "soft"), "gray", (330.0, 80.0), np.deg2rad(200)),
+    ]
+    homography = table_homography(0.45, tilt=0.0004)
+    homography[1, 1] *= 0.85
+    sharp = render_scene(catalogue, items, homography, (229, 175))
+    image = cv2.GaussianBlur(sharp, (0, 0), 0.8)
+    first_px = homography @ [*items[0].center_mm, 1.0]
+    keep_sharp = np.zeros(image.shape[:2], np.uint8)
+    cv2.circle(keep_sharp, tuple(int(v) for v in first_px[:2] / first_px[2]), 27, 255, -1)
+    image[keep_sharp > 0] = sharp[keep_sharp > 0]
+    planes = coarse_table_planes(image, art_library(catalogue))
+    assert len(planes) == 2
+    errors = [
+        _distance_error_mm(TablePlane(g, 0.0, 0.0, (229, 175)), homography, items) for g in planes
+    ]
+    (one_coaster_mm, spread_mm), (several_mm, _) = errors
+    assert several_mm < 0.05 * spread_mm < one_coaster_mm
 
 
 @pytest.mark.parametrize("grain_px", [0.7, 3.0])

@@ -198,7 +198,7 @@ def test_photo_with_small_items_is_decoded_again_larger() -> None:
     loaded = load_photo(data)
     assert loaded.image_bgr.shape[:2] == (1500, 2000)
     coarse = np.array([[0.5, 0.0, 20.0], [0.0, 0.5, 10.0], [0.0, 0.0, 1.0]])
-    larger, plane = _at_item_resolution(data, loaded, coarse)
+    larger, (plane,) = _at_item_resolution(data, loaded, [coarse])
     table_region = table_footprint_mm(TablePlane(coarse, 0.0, 0.0, (2000, 1500)), (2000, 1500))
     wanted = canvas_px_per_mm(table_region) / 0.5 * 2000
     assert abs(larger.image_bgr.shape[1] - wanted) <= 2
@@ -215,9 +215,9 @@ def test_photo_decoded_at_its_own_size_is_kept() -> None:
     data = _jpeg(_textured(1600, 1200))
     loaded = load_photo(data)
     coarse = np.array([[0.5, 0.0, 20.0], [0.0, 0.5, 10.0], [0.0, 0.0, 1.0]])
-    kept, plane = _at_item_resolution(data, loaded, coarse)
+    kept, planes = _at_item_resolution(data, loaded, [coarse, 2 * coarse])
     assert kept is loaded
-    assert np.array_equal(plane, coarse)
+    assert len(planes) == 2 and np.array_equal(planes[0], coarse)
 
 
 def test_only_coasters_centred_in_the_view_are_identified() -> None:
