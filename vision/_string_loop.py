@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -54,13 +54,15 @@ ANCHOR_TRIES = 5
 class LoopTrace:
     """A closed loop: ``points_px`` (N, 2) in order; ``observed`` (N,) bool, False on points
     interpolated across a gap; ``width_px`` (N,) string width; ``observed_widths`` and
-    ``total_widths`` its seen and whole length in string widths."""
+    ``total_widths`` its seen and whole length in string widths; ``length_on_table``: whether
+    its length was found to fit the cord's on the table (a known table plane)."""
 
     points_px: np.ndarray
     observed: np.ndarray
     width_px: np.ndarray
     observed_widths: float
     total_widths: float
+    length_on_table: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,8 +130,10 @@ def _best_loop(
             continue
         if trace.observed_widths < MIN_SEEN_FRACTION * trace.total_widths:
             continue
-        if length_fits is not None and not length_fits(trace.points_px):
-            continue
+        if length_fits is not None:
+            if not length_fits(trace.points_px):
+                continue
+            trace = replace(trace, length_on_table=True)
         if best is None or trace.observed_widths > best.observed_widths:
             best = trace
     return best

@@ -160,6 +160,35 @@ def test_a_loop_longer_than_the_cord_is_refused_when_lengths_are_known() -> None
     assert found is not None and _iou(found.polygon_px, truth) > 0.98
 
 
+def test_a_loop_short_in_widths_is_taken_when_it_fits_the_cord_on_the_table() -> None:
+    """A cord that looks thick for its length (half the cord's length in its widths, as a
+    blurred or steeply tilted photo shows it), more than half of it under six items: on the
+    image alone the loop is implausibly short and too little of it shows; told that its length
+    on the table fits the cord's, the search takes it."""
+    width, height = 1600, 1200
+    image = _wood_table(width, height, 11)
+    angle = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+    radius = 260.0 * (1.0 + 0.08 * np.sin(3 * angle) + 0.05 * np.cos(5 * angle + 1.0))
+    truth = np.stack([width / 2 + radius * np.cos(angle), height / 2 + radius * np.sin(angle)], 1)
+    cv2.polylines(
+        image, [np.round(truth * 16).astype(np.int32)], True, STRING_BGR, 8, cv2.LINE_AA, 4
+    )
+    item_mask = np.zeros((height, width), np.uint8)
+    for k in range(6):
+        centre = truth[k * 120]
+        corners = cv2.boxPoints(((float(centre[0]), float(centre[1])), (110, 110), 20.0 * k))
+        cv2.fillPoly(image, [corners.astype(np.int32)], (200, 200, 205))
+        cv2.fillPoly(item_mask, [corners.astype(np.int32)], 1)
+    cord_px = shapely.LinearRing(truth).length
+
+    def length_fits(loop_px: np.ndarray) -> bool:
+        return 0.6 * cord_px <= shapely.LinearRing(loop_px).length <= 1.4 * cord_px
+
+    assert find_boundary(image, item_mask=item_mask > 0) is None
+    found = find_boundary(image, item_mask=item_mask > 0, length_fits=length_fits)
+    assert found is not None and _iou(found.polygon_px, truth) > 0.98
+
+
 def test_string_more_saturated_than_nominal_on_a_string_coloured_table() -> None:
     """A warm light: the table looks like the nominal string colour and the cord is more
     saturated; the search falls back to other colour models and still finds the loop."""
