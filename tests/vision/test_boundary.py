@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -136,23 +137,37 @@ def test_thin_cord_of_a_distant_table_is_found_in_a_finer_analysis_image() -> No
     assert find_boundary(image, string_width_px=5.0) is None  # wide enough halved: not again
 
 
-def test_a_loop_longer_than_the_cord_is_refused_when_lengths_are_known() -> None:
-    """A straw-coloured frame around the cord (a table's edge in a warm light) is a closed loop
-    seen over its whole length, so it wins on the image alone; told which lengths the cord can
-    have, the search takes the cord."""
+def _cord_on_wood(radius_px: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A 1600x1200 wood table with a wobbly cord loop of about ``radius_px`` around its centre:
+    the (H, W, 3) uint8 BGR image and the (N, 2) loop, px."""
     width, height = 1600, 1200
-    image = _wood_table(width, height, 7)
+    image = _wood_table(width, height, seed)
     angle = np.linspace(0, 2 * np.pi, 720, endpoint=False)
-    radius = 300.0 * (1.0 + 0.08 * np.sin(3 * angle) + 0.05 * np.cos(5 * angle + 1.0))
+    radius = radius_px * (1.0 + 0.08 * np.sin(3 * angle) + 0.05 * np.cos(5 * angle + 1.0))
     truth = np.stack([width / 2 + radius * np.cos(angle), height / 2 + radius * np.sin(angle)], 1)
     cv2.polylines(
         image, [np.round(truth * 16).astype(np.int32)], True, STRING_BGR, 8, cv2.LINE_AA, 4
     )
-    cv2.rectangle(image, (250, 150), (1350, 1050), STRING_BGR, 8)
+    return image, truth
+
+
+def _fits_cord_length(truth: np.ndarray) -> Callable[[np.ndarray], bool]:
+    """A ``length_fits`` for :func:`find_boundary`: loops 0.6-1.4 times as long as ``truth``."""
     cord_px = shapely.LinearRing(truth).length
 
     def length_fits(loop_px: np.ndarray) -> bool:
         return 0.6 * cord_px <= shapely.LinearRing(loop_px).length <= 1.4 * cord_px
+
+    return length_fits
+
+
+def test_a_loop_longer_than_the_cord_is_refused_when_lengths_are_known() -> None:
+    """A straw-coloured frame around the cord (a table's edge in a warm light) is a closed loop
+    seen over its whole length, so it wins on the image alone; told which lengths the cord can
+    have, the search takes the cord."""
+    image, truth = _cord_on_wood(300.0, seed=7)
+    cv2.rectangle(image, (250, 150), (1350, 1050), STRING_BGR, 8)
+    length_fits = _fits_cord_length(truth)
 
     frame = find_boundary(image)
     assert frame is not None and _iou(frame.polygon_px, truth) < 0.5
@@ -165,27 +180,16 @@ def test_a_loop_short_in_widths_is_taken_when_it_fits_the_cord_on_the_table() ->
     blurred or steeply tilted photo shows it), more than half of it under six items: on the
     image alone the loop is implausibly short and too little of it shows; told that its length
     on the table fits the cord's, the search takes it."""
-    width, height = 1600, 1200
-    image = _wood_table(width, height, 11)
-    angle = np.linspace(0, 2 * np.pi, 720, endpoint=False)
-    radius = 260.0 * (1.0 + 0.08 * np.sin(3 * angle) + 0.05 * np.cos(5 * angle + 1.0))
-    truth = np.stack([width / 2 + radius * np.cos(angle), height / 2 + radius * np.sin(angle)], 1)
-    cv2.polylines(
-        image, [np.round(truth * 16).astype(np.int32)], True, STRING_BGR, 8, cv2.LINE_AA, 4
-    )
-    item_mask = np.zeros((height, width), np.uint8)
+    image, truth = _cord_on_wood(260.0, seed=11)
+    item_mask = np.zeros(image.shape[:2], np.uint8)
     for k in range(6):
         centre = truth[k * 120]
         corners = cv2.boxPoints(((float(centre[0]), float(centre[1])), (110, 110), 20.0 * k))
         cv2.fillPoly(image, [corners.astype(np.int32)], (200, 200, 205))
         cv2.fillPoly(item_mask, [corners.astype(np.int32)], 1)
-    cord_px = shapely.LinearRing(truth).length
-
-    def length_fits(loop_px: np.ndarray) -> bool:
-        return 0.6 * cord_px <= shapely.LinearRing(loop_px).length <= 1.4 * cord_px
 
     assert find_boundary(image, item_mask=item_mask > 0) is None
-    found = find_boundary(image, item_mask=item_mask > 0, length_fits=length_fits)
+    found = find_boundary(image, item_mask=item_mask > 0, length_fits=_fits_cord_length(truth))
     assert found is not None and _iou(found.polygon_px, truth) > 0.98
 
 

@@ -95,9 +95,9 @@ def test_tiny_blurred_coasters_are_found_in_an_upsampled_copy(catalogue, monkeyp
         coarse_table_plane(image, library)
 
 
-def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeypatch) -> None:
-    """Coasters 48 px across, foreshortened to 85 % across the tilt and blurred: none gives a
-    homography of its own, but several matched as affine maps place a first, rough plane."""
+def _small_tilted_coasters(catalogue) -> tuple[list[Placed], np.ndarray]:
+    """Five coasters of 0.45 px/mm (48 px across) foreshortened to 85 % across a mild tilt:
+    the items and the table mm -> image px homography."""
     items = [
         Placed(side(catalogue, "coaster", "triple"), "blue", (60.0, 60.0), np.deg2rad(20)),
         Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 70.0), np.deg2rad(-65)),
@@ -107,6 +107,13 @@ def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeyp
     ]
     homography = table_homography(0.45, tilt=0.0004)
     homography[1, 1] *= 0.85
+    return items, homography
+
+
+def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeypatch) -> None:
+    """Coasters 48 px across, foreshortened to 85 % across the tilt and blurred: none gives a
+    homography of its own, but several matched as affine maps place a first, rough plane."""
+    items, homography = _small_tilted_coasters(catalogue)
     image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (240, 195)), (0, 0), 0.8)
     library = art_library(catalogue)
     plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (240, 195))
@@ -122,15 +129,7 @@ def test_one_sharp_coaster_among_small_blurred_ones_gives_a_second_plane(catalog
     The sharp one alone gives a homography, a plane placed as a camera would see it that is
     skewed far from it; all five matched as affine maps give the second candidate, which keeps
     the distances between them."""
-    items = [
-        Placed(side(catalogue, "coaster", "triple"), "blue", (60.0, 60.0), np.deg2rad(20)),
-        Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 70.0), np.deg2rad(-65)),
-        Placed(side(catalogue, "coaster", "three"), "yellow", (110.0, 190.0), np.deg2rad(140)),
-        Placed(side(catalogue, "coaster", "double"), "green", (250.0, 180.0), np.deg2rad(75)),
-        Placed(side(catalogue, "coaster", "soft"), "gray", (330.0, 80.0), np.deg2rad(200)),
-    ]
-    homography = table_homography(0.45, tilt=0.0004)
-    homography[1, 1] *= 0.85
+    items, homography = _small_tilted_coasters(catalogue)
     sharp = render_scene(catalogue, items, homography, (229, 175))
     image = cv2.GaussianBlur(sharp, (0, 0), 0.8)
     first_px = homography @ [*items[0].center_mm, 1.0]
