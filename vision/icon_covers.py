@@ -3,13 +3,14 @@
 Geometry decides which icons the items found cover. What it cannot know is what was not found:
 a glass, a hand, a pretzel stick, a coin, or a game item the detection missed. So every icon
 that the found items leave visible is compared with the photo: the coaster's art, rendered at
-its pose with its light (:class:`vision.identify.IdentifiedItem`'s rendering and gains), should
-explain the icon's pixels, within a pixel of the pose, or of the icon's own best placement
-when the coaster lies tilted or lifted on a stack. A blob of pixels that it does not explain
-(well above the item's own error level, larger than noise) is something lying over the icon,
-unless the art's print still shows through it (a shadow's edge or a lamp's glare darkens or
-pales the print but does not hide it); its outline goes into the scene as a foreign object
-(``Scene.foreign_mm``), which the scoring core treats as covering.
+its pose as the camera saw it (:func:`vision.identify.as_seen`: its light, its focus blur and
+haze, clipped to the photo's levels), should explain the icon's pixels, within a pixel of the
+pose, or of the icon's own best placement when the coaster lies tilted or lifted on a stack.
+A blob of pixels that it does not explain (well above the item's own error level, larger than
+noise) is something lying over the icon, unless the art's print still shows through it (a
+shadow's edge or a lamp's glare darkens or pales the print but does not hide it); its outline
+goes into the scene as a foreign object (``Scene.foreign_mm``), which the scoring core treats
+as covering.
 
 Pixels near the outline of another item lying above the coaster, or of a face-down coaster
 (which covers nothing by the rules), are left to the geometry.
@@ -20,14 +21,14 @@ returned in table mm.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
 from vision.detect import CanvasView
-from vision.identify import IdentifiedItem
+from vision.identify import FOCUS_BLUR_MM, IdentifiedItem, as_seen
 from vision.occlusion import outlines_mask
 from vision.plane import TablePlane
 
@@ -123,7 +124,7 @@ def _covers_of(
     if judged.sum() < 50:
         return []
     icons = _icon_masks(view, catalogue, item)
-    observed, predicted = _compared(view, item)
+    observed, predicted = _compared(view, item, judged)
     error, threshold = _error_map(view, observed, predicted, judged, icons)
     mismatch = (error > threshold) & judged
     speckless = np.ones((3, 3), np.uint8)
@@ -166,14 +167,26 @@ def _icon_masks(
     return masks
 
 
-def _compared(view: CanvasView, item: IdentifiedItem) -> tuple[np.ndarray, np.ndarray]:
-    """The photo over the item's box and its lit art there (float32 BGR levels), both after
-    the light blur of :data:`_BLUR_MM`."""
-    x0, y0, x1, y1 = item.rendering.box
+def _compared(
+    view: CanvasView, item: IdentifiedItem, judged: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The photo over the item's box and its art there as the camera saw it (lit, plus the
+    haze, clipped to the photo's levels: :func:`vision.identify.as_seen`), float32 BGR levels,
+    both after the light blur of :data:`_BLUR_MM`. The art is blurred as far out of focus
+    (one of :data:`vision.identify.FOCUS_BLUR_MM`) as explains the ``judged`` pixels (box-sized
+    bool) best: the identification's focus was told on pixels that may lie under other items.
+    A sharp art against a coaster seen out of focus disagrees all along the icons' edges, in
+    blobs as large as a cover."""
     sigma = max(0.5, _BLUR_MM * view.px_per_mm)
-    observed = cv2.GaussianBlur(view.image_bgr[y0:y1, x0:x1].astype(np.float32), (0, 0), sigma)
-    predicted = cv2.GaussianBlur(item.rendering.bgr * item.gains, (0, 0), sigma)
-    return observed, predicted
+    best = None
+    for blur_mm in FOCUS_BLUR_MM:
+        observed, predicted = as_seen(view, replace(item, focus_blur_mm=blur_mm))
+        observed = cv2.GaussianBlur(observed, (0, 0), sigma)
+        predicted = cv2.GaussianBlur(predicted, (0, 0), sigma)
+        error = float(np.median(np.abs(observed[judged] - predicted[judged]).sum(axis=1)))
+        if best is None or error < best[0]:
+            best = (error, observed, predicted)
+    return best[1], best[2]
 
 
 def _print_shows(observed: np.ndarray, predicted: np.ndarray) -> bool:

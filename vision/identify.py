@@ -132,7 +132,8 @@ def as_seen(view: CanvasView, item: IdentifiedItem) -> tuple[np.ndarray, np.ndar
 
     The art is lit as its identification explained it: times the light's gains, blurred as
     far out of focus as the item was seen (``focus_blur_mm``, over the photo's own pixels
-    around the item, as a camera mixes them), plus the haze."""
+    around the item, as a camera mixes them), plus the haze; and clipped to the levels a photo
+    holds (0-255): in an overexposed photo a cream print lit brighter than white shows white."""
     x0, y0, x1, y1 = item.rendering.box
     observed = view.image_bgr[y0:y1, x0:x1].astype(np.float32)
     predicted = item.rendering.bgr * item.gains
@@ -140,7 +141,7 @@ def as_seen(view: CanvasView, item: IdentifiedItem) -> tuple[np.ndarray, np.ndar
         a = item.rendering.alpha[:, :, None]
         sigma_px = item.focus_blur_mm * view.px_per_mm
         predicted = cv2.GaussianBlur(predicted * a + observed * (1 - a), (0, 0), sigma_px)
-    return observed, predicted + np.float32(item.haze)
+    return observed, np.clip(predicted + np.float32(item.haze), 0.0, 255.0)
 
 
 def visible_mask(view: CanvasView, box: tuple, pose: ItemPose, points_local_mm: np.ndarray):

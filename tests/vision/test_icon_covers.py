@@ -4,6 +4,8 @@ coaster's pose, gives no covers."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -126,3 +128,42 @@ def test_light_over_an_icon_is_no_cover_but_a_coin_in_it_is(catalogue, triple, l
     cv2.circle(photo, centre, 9, (175, 178, 180), -1)
     covers = find_icon_covers(CanvasView(photo, (0.0, 0.0), PPM), catalogue, [item], [0])
     assert "p2" in {i for c in covers for i in c.icon_ids}
+
+
+#: How far out of focus the coaster is photographed (sigma, mm): beyond the largest blur an
+#: identification tells (:data:`vision.identify.FOCUS_BLUR_MM`), as far coasters in a photo
+#: focused near are.
+PHOTO_BLUR_MM = 3.0
+
+
+@pytest.mark.parametrize("type_name", ["beer", "triple"])
+@pytest.mark.parametrize("told_blur_mm", [0.0, 1.5])
+def test_a_coaster_out_of_focus_has_no_cover_but_keeps_a_coin(
+    catalogue, type_name, told_blur_mm
+) -> None:
+    """A coaster far out of focus shows its icons' edges smeared over several mm: compared
+    with the sharp art, the disagreement along them forms blobs as large as a cover (the beer
+    mug's). Its art is compared as blurred as explains its pixels, whatever focus its
+    identification told (on pixels that may lie under other items); a coin lying on it still
+    hides an icon."""
+    coaster = Placed(side(catalogue, "coaster", type_name), "blue", (120.0, 110.0), 0.4)
+    sharp = _photo(catalogue, [coaster])
+    photo = cv2.GaussianBlur(sharp, (0, 0), PHOTO_BLUR_MM * PPM)
+    view = CanvasView(photo, (0.0, 0.0), PPM)
+    item = replace(_identified(catalogue, view, coaster), focus_blur_mm=told_blur_mm)
+    assert find_icon_covers(view, catalogue, [item], [0]) == []
+    icon = catalogue.coaster_type(type_name).icons[0]
+    cv2.circle(photo, _icon_centre_px(catalogue, coaster, icon.id), 9, (175, 178, 180), -1)
+    covers = find_icon_covers(CanvasView(photo, (0.0, 0.0), PPM), catalogue, [item], [0])
+    assert icon.id in {i for c in covers for i in c.icon_ids}
+
+
+def test_an_overexposed_coaster_has_no_cover(catalogue) -> None:
+    """In an overexposed photo the cream of the beer mug, lit brighter than white, shows white:
+    the art lit as its identification found it (gains over 1, a haze) is clipped alike."""
+    beer = Placed(side(catalogue, "coaster", "beer"), "green", (120.0, 110.0), 0.4)
+    gains, haze = np.array([1.2, 1.2, 1.1], np.float32), 40.0
+    lit = _photo(catalogue, [beer]).astype(np.float32) * gains + haze
+    view = CanvasView(np.clip(lit, 0, 255).astype(np.uint8), (0.0, 0.0), PPM)
+    item = replace(_identified(catalogue, view, beer), gains=gains, haze=haze)
+    assert find_icon_covers(view, catalogue, [item], [0]) == []
