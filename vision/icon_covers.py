@@ -178,15 +178,11 @@ def _compared(
     A sharp art against a coaster seen out of focus disagrees all along the icons' edges, in
     blobs as large as a cover."""
     sigma = max(0.5, _BLUR_MM * view.px_per_mm)
-    best = None
-    for blur_mm in FOCUS_BLUR_MM:
-        observed, predicted = as_seen(view, replace(item, focus_blur_mm=blur_mm))
-        observed = cv2.GaussianBlur(observed, (0, 0), sigma)
-        predicted = cv2.GaussianBlur(predicted, (0, 0), sigma)
-        error = float(np.median(np.abs(observed[judged] - predicted[judged]).sum(axis=1)))
-        if best is None or error < best[0]:
-            best = (error, observed, predicted)
-    return best[1], best[2]
+    seen = [as_seen(view, replace(item, focus_blur_mm=blur_mm)) for blur_mm in FOCUS_BLUR_MM]
+    observed = cv2.GaussianBlur(seen[0][0], (0, 0), sigma)
+    predictions = [cv2.GaussianBlur(predicted, (0, 0), sigma) for _, predicted in seen]
+    errors = [np.median(np.abs(observed[judged] - p[judged]).sum(axis=1)) for p in predictions]
+    return observed, predictions[int(np.argmin(errors))]
 
 
 def _print_shows(observed: np.ndarray, predicted: np.ndarray) -> bool:
