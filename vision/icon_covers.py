@@ -3,9 +3,10 @@
 Geometry decides which icons the items found cover. What it cannot know is what was not found:
 a glass, a hand, a pretzel stick, a coin, or a game item the detection missed. So every icon
 that the found items leave visible is compared with the photo: the coaster's art, rendered at
-its pose as the camera saw it (:func:`vision.identify.as_seen`: its light, its focus blur and
-haze, clipped to the photo's levels), should explain the icon's pixels, within a pixel of the
-pose, or of the icon's own best placement when the coaster lies tilted or lifted on a stack.
+its pose as the camera saw it (:func:`vision.identify.as_seen`: its light and haze, clipped
+to the photo's levels, as out of focus as its pixels show), should explain the icon's pixels,
+within a pixel of the pose, or of the icon's own best placement when the coaster lies tilted
+or lifted on a stack.
 A blob of pixels that it does not explain (well above the item's own error level, larger than
 noise) is something lying over the icon, unless the art's print still shows through it (a
 shadow's edge or a lamp's glare darkens or pales the print but does not hide it); its outline
