@@ -6,9 +6,9 @@
 FOLDER defaults to ``/work/shared/devset`` (photos + ground-truth JSON, the dev set's format).
 Prints per photo the money found vs true, then: photo-level exact accuracy, per-player accuracy,
 item recall/precision and colour/type/face accuracy, stacking-order (z) accuracy over
-overlapping pairs, anchored/counted/icon-visible accuracy, median and mean seconds per photo
-(end to end, including decoding; wall-clock and this process's CPU time, all threads) and the
-process's peak RSS.
+overlapping pairs and the string loop's IoU (:mod:`vision.evaluation`), anchored accuracy,
+median and mean seconds per photo (end to end, including decoding; wall-clock and this
+process's CPU time, all threads) and the process's peak RSS.
 
 ``--one-thread`` pins OpenCV and the BLAS libraries to one thread (the speed target is per
 core; CPU time is also what stays reliable on a busy machine). ``--stages`` adds the mean CPU
@@ -41,6 +41,7 @@ import vision.hidden
 import vision.pipeline
 from vision.errors import PhotoError
 from vision.evaluation import (
+    MIN_STACKED_SHARE,
     Tally,
     evaluate_photo,
     format_summary,
@@ -97,7 +98,8 @@ def _time_stages() -> dict[str, float]:
 
 
 def _extra_tallies(predicted: dict, truth: dict, tallies: dict[str, Tally]) -> list[str]:
-    """z order of overlapping pairs and anchored; returns lines describing item errors."""
+    """Anchored; returns lines describing item errors (stacking too, judged as
+    :func:`vision.evaluation.evaluate_photo` judges it)."""
     pred_items, true_items = predicted["items"], truth["items"]
     pairs = match_items(pred_items, true_items)
     notes = []
@@ -126,13 +128,12 @@ def _extra_tallies(predicted: dict, truth: dict, tallies: dict[str, Tally]) -> l
     keys = sorted(by_true)
     for a_pos, a in enumerate(keys):
         for b in keys[a_pos + 1 :]:
-            if polys[a].intersection(polys[b]).area < 50:
+            smaller = min(polys[a].area, polys[b].area)
+            if polys[a].intersection(polys[b]).area < MIN_STACKED_SHARE * smaller:
                 continue
             ta, tb = true_items[a]["z"], true_items[b]["z"]
             pa, pb = pred_items[by_true[a]]["z"], pred_items[by_true[b]]["z"]
-            ok = (ta < tb) == (pa < pb)
-            tallies["z_pairs"].add(ok)
-            if not ok:
+            if (ta < tb) != (pa < pb):
                 notes.append(
                     f"    z wrong: {true_items[a]['color']} {true_items[a]['type'] or 'napkin'} vs "
                     f"{true_items[b]['color']} {true_items[b]['type'] or 'napkin'}"
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         score_photo(photos[0].image_path)
     spent = _time_stages() if args.stages else {}
     evaluations = []
-    extra = {"anchored": Tally(), "z_pairs": Tally()}
+    extra = {"anchored": Tally()}
     seconds, cpu_seconds = [], []
     for photo in photos:
         started, cpu_started = time.perf_counter(), time.process_time()

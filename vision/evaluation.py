@@ -8,7 +8,13 @@ sets' of :mod:`vision.synthetic`): any ``*.json`` holding ``image`` (the photo's
 Items are paired by centre distance: all (predicted, true) pairs within :data:`MATCH_RADIUS_PX`
 are taken greedily, nearest first, each item at most once (the dev set's protocol). Paired items
 are then compared on kind, colour, face, type (face-up coasters), counted and, per icon id,
-visibility.
+visibility. Two more checks, where the ground truth has what they need:
+
+- *stacking*: every two paired items whose true outlines (``polygon_px``) overlap by at least
+  :data:`MIN_STACKED_SHARE` of the smaller one are stacked the same way round (``z``) as in the
+  truth: the order decides which icons a cover hides;
+- *boundary*: the intersection over union of the predicted string loop (``boundary_px``) and
+  the true one, 0 for a photo with no loop found or no prediction.
 """
 
 from __future__ import annotations
@@ -20,8 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+
 #: Largest centre distance (displayed px) at which a predicted item may pair a true one.
 MATCH_RADIUS_PX = 40.0
+#: Two paired items count as stacked when their true outlines overlap by this share of the
+#: smaller one's area or more (a few mm along an edge decides no icon).
+MIN_STACKED_SHARE = 0.01
+#: A photo's string loop counts as found when its IoU with the true one reaches this.
+BOUNDARY_FOUND_IOU = 0.9
 #: Summary rows, in order (``all`` first).
 DIFFICULTIES = ("all", "easy", "medium", "hard")
 
@@ -109,6 +123,8 @@ class PhotoEvaluation:
     found: Tally
     extra: int
     items: dict[str, Tally] = field(default_factory=lambda: {m: Tally() for m in ITEM_METRICS})
+    stacking: Tally = field(default_factory=Tally)
+    boundary_iou: float | None = None
     seconds: float | None = None
     error: str | None = None
 
@@ -176,6 +192,9 @@ def evaluate_photo(
         seconds=seconds,
         error=error,
     )
+    true_loop = _polygon(truth.get("boundary_px"))
+    if true_loop is not None:
+        result.boundary_iou = 0.0
     if predicted is None:
         result.players = Tally(0, len(truth["scores"]))
         return result
@@ -189,7 +208,42 @@ def evaluate_photo(
     result.extra = len(pred_items) - len(pairs)
     for i, j, _ in pairs:
         _compare_item(pred_items[i], true_items[j], result.items)
+    result.stacking = _compare_stacking(pred_items, true_items, pairs)
+    loop = _polygon(predicted.get("boundary_px"))
+    if true_loop is not None and loop is not None:
+        result.boundary_iou = loop.intersection(true_loop).area / loop.union(true_loop).area
     return result
+
+
+def _polygon(points: Any) -> BaseGeometry | None:
+    """The area ``points`` ([[x, y], ...]) enclose (a self-crossing loop made valid), or None
+    for fewer than three points or no area."""
+    if not isinstance(points, list) or len(points) < 3 or not all(map(_is_point, points)):
+        return None
+    area = Polygon(points).buffer(0)
+    return area if area.area > 0 else None
+
+
+def _compare_stacking(
+    predicted: Sequence[dict[str, Any]],
+    truth: Sequence[dict[str, Any]],
+    pairs: Sequence[tuple[int, int, float]],
+) -> Tally:
+    """Per two paired items stacked in the truth (:data:`MIN_STACKED_SHARE`), whether the
+    prediction puts the same one on top."""
+    tally = Tally()
+    outlines = {j: _polygon(truth[j].get("polygon_px")) for _, j, _ in pairs}
+    for a, (i1, j1, _) in enumerate(pairs):
+        for i2, j2, _ in pairs[a + 1 :]:
+            o1, o2 = outlines[j1], outlines[j2]
+            if o1 is None or o2 is None:
+                continue
+            if o1.intersection(o2).area < MIN_STACKED_SHARE * min(o1.area, o2.area):
+                continue
+            z1, z2 = predicted[i1].get("z"), predicted[i2].get("z")
+            ordered = isinstance(z1, int | float) and isinstance(z2, int | float)
+            tally.add(ordered and (z1 > z2) == (truth[j1]["z"] > truth[j2]["z"]))
+    return tally
 
 
 def _compare_item(p: dict[str, Any], t: dict[str, Any], tallies: dict[str, Tally]) -> None:
@@ -219,6 +273,8 @@ class Summary:
     found: Tally = field(default_factory=Tally)
     extra: int = 0
     items: dict[str, Tally] = field(default_factory=lambda: {m: Tally() for m in ITEM_METRICS})
+    stacking: Tally = field(default_factory=Tally)
+    boundary_ious: list[float] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
 
     def add(self, photo: PhotoEvaluation) -> None:
@@ -230,11 +286,15 @@ class Summary:
         self.extra += photo.extra
         for name, tally in photo.items.items():
             self.items[name].merge(tally)
+        self.stacking.merge(photo.stacking)
+        if photo.boundary_iou is not None:
+            self.boundary_ious.append(photo.boundary_iou)
         if photo.seconds is not None:
             self.seconds.append(photo.seconds)
 
     def to_json(self) -> dict[str, Any]:
         predicted = self.found.right + self.extra
+        ious = self.boundary_ious
         return {
             "photos": self.photos,
             "exact_accuracy": self.exact / self.photos if self.photos else None,
@@ -243,6 +303,11 @@ class Summary:
             "item_recall": self.found.accuracy,
             "item_precision": self.found.right / predicted if predicted else None,
             **{f"{name}_accuracy": tally.accuracy for name, tally in self.items.items()},
+            "stacking_accuracy": self.stacking.accuracy,
+            "boundary_iou_mean": statistics.fmean(ious) if ious else None,
+            "boundary_found": sum(v >= BOUNDARY_FOUND_IOU for v in ious) / len(ious)
+            if ious
+            else None,
             "seconds_per_photo_mean": statistics.fmean(self.seconds) if self.seconds else None,
             "seconds_per_photo_median": statistics.median(self.seconds) if self.seconds else None,
         }
@@ -293,6 +358,9 @@ def format_summary(summaries: dict[str, Summary]) -> str:
         ("items found (recall)", lambda s: _pct(s["item_recall"])),
         ("items precision", lambda s: _pct(s["item_precision"])),
         *[(f"{m} accuracy", lambda s, m=m: _pct(s[f"{m}_accuracy"])) for m in ITEM_METRICS],
+        ("stacking order (pairs)", lambda s: _pct(s["stacking_accuracy"])),
+        ("boundary IoU (mean)", lambda s: _ratio(s["boundary_iou_mean"])),
+        (f"boundary IoU >= {BOUNDARY_FOUND_IOU:g}", lambda s: _pct(s["boundary_found"])),
         ("s/photo (mean)", lambda s: _secs(s["seconds_per_photo_mean"])),
         ("s/photo (median)", lambda s: _secs(s["seconds_per_photo_median"])),
     ]
@@ -306,6 +374,10 @@ def format_summary(summaries: dict[str, Summary]) -> str:
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _secs(value: float | None) -> str:

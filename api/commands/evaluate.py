@@ -145,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
                 "image": r.image,
                 "difficulty": r.difficulty,
                 "exact": r.exact,
+                "boundary_iou": r.boundary_iou,
                 "error": r.error,
                 "seconds": r.seconds,
             }

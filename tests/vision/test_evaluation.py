@@ -160,3 +160,54 @@ def test_devset_loads_as_is():
     assert summary["exact_accuracy"] == 1.0 and summary["icons_accuracy"] == 1.0
     by_tag = summarise_by_tag(perfect)
     assert by_tag["players5"].photos == sum("players5" in p.truth["tags"] for p in photos)
+
+
+def _square(x, y, half=50.0):
+    return [[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]]
+
+
+def _stacked(x, y, z, color):
+    item = _coaster(x, y, color=color)
+    return {**item, "polygon_px": _square(x, y), "z": z}
+
+
+@pytest.mark.parametrize(("upper_z", "right"), [(5, 1), (0, 0)])
+def test_the_stacking_order_of_overlapping_items_is_compared(upper_z, right):
+    """Red lies over blue in the truth; yellow touches neither: one pair is judged."""
+    truth = _truth([_stacked(100, 100, 1, "red"), _stacked(150, 100, 0, "blue")])
+    truth["items"].append(_stacked(400, 100, 2, "yellow"))
+    predicted = {
+        "scores": {"red": 1},
+        "items": [
+            _stacked(102, 100, upper_z, "red"),
+            _stacked(150, 101, 3, "blue"),
+            _stacked(400, 100, 9, "yellow"),
+        ],
+    }
+    r = evaluate_photo(predicted, truth)
+    assert (r.stacking.right, r.stacking.total) == (right, 1)
+    assert summarise([r])["all"].to_json()["stacking_accuracy"] == right
+
+
+def test_items_overlapping_by_a_sliver_are_not_judged():
+    truth = _truth([_stacked(100, 100, 1, "red"), _stacked(199.5, 100, 0, "blue")])
+    predicted = {
+        "scores": {"red": 1},
+        "items": [_stacked(100, 100, 0, "red"), _stacked(199.5, 100, 1, "blue")],
+    }
+    assert evaluate_photo(predicted, truth).stacking.total == 0
+
+
+def test_the_boundary_is_compared_by_intersection_over_union():
+    truth = {**_truth([]), "boundary_px": _square(100, 100)}
+    half_over = {"scores": {"red": 1}, "items": [], "boundary_px": _square(150, 100)}
+    assert evaluate_photo(half_over, truth).boundary_iou == pytest.approx(50 / 150)
+    none_found = {"scores": {"red": 1}, "items": [], "boundary_px": []}
+    assert evaluate_photo(none_found, truth).boundary_iou == 0.0
+    assert evaluate_photo(None, truth, error="no_game_found").boundary_iou == 0.0
+    assert evaluate_photo(half_over, _truth([])).boundary_iou is None  # no true loop to compare
+    same = evaluate_photo({**half_over, "boundary_px": _square(100, 100)}, truth)
+    summary = summarise([same, evaluate_photo(half_over, truth)])["all"].to_json()
+    assert summary["boundary_iou_mean"] == pytest.approx((1 + 1 / 3) / 2)
+    assert summary["boundary_found"] == 0.5
+    assert "boundary IoU (mean)" in format_summary(summarise([same]))
