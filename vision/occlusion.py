@@ -29,6 +29,10 @@ from vision.identify import IdentifiedItem, as_seen
 MIN_OVERLAP_MM2 = 15.0
 #: Pixels this close to an item's outline (mm) are left out of the votes (edges, shadows).
 EDGE_MARGIN_MM = 1.5
+#: A pixel's vote for the item whose art explains it better is the two arts' difference in error
+#: over this many levels (summed BGR), at most a whole vote: where both explain it about as well
+#: (paper beside paper, a print where the other's is alike, noise), it says little.
+FULL_VOTE_LEVELS = 30.0
 
 
 @dataclass(frozen=True)
@@ -102,12 +106,12 @@ def stacking_order(view: CanvasView, items: list[IdentifiedItem]) -> Stacking:
         votes = _votes(view, items, polygons, errors, overlap, (int(i), int(j)))
         if votes is None:
             continue
-        vi, vj = votes
+        vi, vj, pixels = votes
         if vi + vj == 0:
             continue
         upper, lower = (int(i), int(j)) if vi >= vj else (int(j), int(i))
         confidence = abs(vi - vj) / (vi + vj)
-        pairs.append(PairOrder(lower, upper, float(confidence), int(vi + vj)))
+        pairs.append(PairOrder(lower, upper, float(confidence), pixels))
     return Stacking(z=_ranks(items, pairs, n), pairs=pairs)
 
 
@@ -118,8 +122,11 @@ def _votes(
     errors: list[np.ndarray],
     overlap: Polygon,
     pair: tuple[int, int],
-) -> tuple[int, int] | None:
-    """Pixels of ``overlap`` best explained by each item of ``pair`` (others may win some)."""
+) -> tuple[float, float, int] | None:
+    """The votes of the pixels of ``overlap`` for each item of ``pair`` lying on top, and how
+    many pixels voted: each pixel that one of the two explains best (a third item lying over
+    both wins the others) votes for the one whose art errs less, by their difference in error
+    over :data:`FULL_VOTE_LEVELS`, at most 1."""
     if overlap.geom_type != "Polygon":
         overlap = max(overlap.geoms, key=lambda g: g.area)
     pts = view.table_to_canvas(np.asarray(overlap.exterior.coords))
@@ -145,10 +152,12 @@ def _votes(
             iy0 - by0 : iy1 - by0, ix0 - bx0 : ix1 - bx0
         ]
     best = np.argmin(stack, axis=0)
-    finite = np.isfinite(stack.min(axis=0))
-    vote_i = int((region & finite & (best == candidates.index(pair[0]))).sum())
-    vote_j = int((region & finite & (best == candidates.index(pair[1]))).sum())
-    return vote_i, vote_j
+    row_i, row_j = candidates.index(pair[0]), candidates.index(pair[1])
+    voting = region & np.isfinite(stack.min(axis=0)) & ((best == row_i) | (best == row_j))
+    # where one of the two has no art (inf: beyond its box), the other explains it fully
+    margin = (stack[row_j] - stack[row_i])[voting]
+    vote = np.clip(margin / FULL_VOTE_LEVELS, -1.0, 1.0)
+    return float(vote[vote > 0].sum()), float(-vote[vote < 0].sum()), int(voting.sum())
 
 
 def _ranks(items: list[IdentifiedItem], pairs: list[PairOrder], n: int) -> list[int]:
