@@ -34,14 +34,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import cv2
-from shapely.geometry import Polygon
 
 import vision.detect
 import vision.hidden
 import vision.pipeline
 from vision.errors import PhotoError
 from vision.evaluation import (
-    MIN_STACKED_SHARE,
     Tally,
     evaluate_photo,
     format_summary,
@@ -97,9 +95,11 @@ def _time_stages() -> dict[str, float]:
     return spent
 
 
-def _extra_tallies(predicted: dict, truth: dict, tallies: dict[str, Tally]) -> list[str]:
-    """Anchored; returns lines describing item errors (stacking too, judged as
-    :func:`vision.evaluation.evaluate_photo` judges it)."""
+def _extra_tallies(
+    predicted: dict, truth: dict, tallies: dict[str, Tally], misstacked: list[tuple[int, int]]
+) -> list[str]:
+    """Anchored; returns lines describing item errors, the ``misstacked`` pairs (true item
+    indices, :attr:`vision.evaluation.PhotoEvaluation.misstacked`) among them."""
     pred_items, true_items = predicted["items"], truth["items"]
     pairs = match_items(pred_items, true_items)
     notes = []
@@ -124,20 +124,11 @@ def _extra_tallies(predicted: dict, truth: dict, tallies: dict[str, Tally]) -> l
     for i, p in enumerate(pred_items):
         if i not in matched:
             notes.append(f"    EXTRA {p['color']} {p['type'] or p['kind']} {p['face']}")
-    polys = {j: Polygon(t["polygon_px"]).buffer(0) for j, t in enumerate(true_items)}
-    keys = sorted(by_true)
-    for a_pos, a in enumerate(keys):
-        for b in keys[a_pos + 1 :]:
-            smaller = min(polys[a].area, polys[b].area)
-            if polys[a].intersection(polys[b]).area < MIN_STACKED_SHARE * smaller:
-                continue
-            ta, tb = true_items[a]["z"], true_items[b]["z"]
-            pa, pb = pred_items[by_true[a]]["z"], pred_items[by_true[b]]["z"]
-            if (ta < tb) != (pa < pb):
-                notes.append(
-                    f"    z wrong: {true_items[a]['color']} {true_items[a]['type'] or 'napkin'} vs "
-                    f"{true_items[b]['color']} {true_items[b]['type'] or 'napkin'}"
-                )
+    for a, b in misstacked:
+        notes.append(
+            f"    z wrong: {true_items[a]['color']} {true_items[a]['type'] or 'napkin'} vs "
+            f"{true_items[b]['color']} {true_items[b]['type'] or 'napkin'}"
+        )
     return notes
 
 
@@ -178,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         cpu_seconds.append(time.process_time() - cpu_started)
         evaluation = evaluate_photo(contract, photo.truth, seconds=elapsed, error=error)
         evaluations.append(evaluation)
-        notes = [] if contract is None else _extra_tallies(contract, photo.truth, extra)
+        notes = (
+            []
+            if contract is None
+            else _extra_tallies(contract, photo.truth, extra, evaluation.misstacked)
+        )
         truth_scores = photo.truth["scores"]
         got = {} if contract is None else contract["scores"]
         diff = " ".join(f"{c}:{got.get(c)}/{m}" for c, m in truth_scores.items() if got.get(c) != m)

@@ -113,6 +113,8 @@ class PhotoEvaluation:
 
     ``found``: true items paired with a prediction (out of all true items); ``extra``:
     predicted items paired with nothing. ``error`` is the scorer's error code when it failed.
+    ``misstacked``: the stacked pairs (true item indices) the prediction turns the other way
+    round.
     """
 
     image: str
@@ -124,6 +126,7 @@ class PhotoEvaluation:
     extra: int
     items: dict[str, Tally] = field(default_factory=lambda: {m: Tally() for m in ITEM_METRICS})
     stacking: Tally = field(default_factory=Tally)
+    misstacked: list[tuple[int, int]] = field(default_factory=list)
     boundary_iou: float | None = None
     seconds: float | None = None
     error: str | None = None
@@ -208,7 +211,7 @@ def evaluate_photo(
     result.extra = len(pred_items) - len(pairs)
     for i, j, _ in pairs:
         _compare_item(pred_items[i], true_items[j], result.items)
-    result.stacking = _compare_stacking(pred_items, true_items, pairs)
+    result.stacking, result.misstacked = _compare_stacking(pred_items, true_items, pairs)
     loop = _polygon(predicted.get("boundary_px"))
     if true_loop is not None and loop is not None:
         result.boundary_iou = loop.intersection(true_loop).area / loop.union(true_loop).area
@@ -228,10 +231,10 @@ def _compare_stacking(
     predicted: Sequence[dict[str, Any]],
     truth: Sequence[dict[str, Any]],
     pairs: Sequence[tuple[int, int, float]],
-) -> Tally:
+) -> tuple[Tally, list[tuple[int, int]]]:
     """Per two paired items stacked in the truth (:data:`MIN_STACKED_SHARE`), whether the
-    prediction puts the same one on top."""
-    tally = Tally()
+    prediction puts the same one on top; and the pairs (true indices) where it does not."""
+    tally, wrong = Tally(), []
     outlines = {j: _polygon(truth[j].get("polygon_px")) for _, j, _ in pairs}
     for a, (i1, j1, _) in enumerate(pairs):
         for i2, j2, _ in pairs[a + 1 :]:
@@ -242,8 +245,11 @@ def _compare_stacking(
                 continue
             z1, z2 = predicted[i1].get("z"), predicted[i2].get("z")
             ordered = isinstance(z1, int | float) and isinstance(z2, int | float)
-            tally.add(ordered and (z1 > z2) == (truth[j1]["z"] > truth[j2]["z"]))
-    return tally
+            right = ordered and (z1 > z2) == (truth[j1]["z"] > truth[j2]["z"])
+            tally.add(right)
+            if not right:
+                wrong.append((j1, j2))
+    return tally, wrong
 
 
 def _compare_item(p: dict[str, Any], t: dict[str, Any], tallies: dict[str, Tally]) -> None:

@@ -186,6 +186,7 @@ def test_the_stacking_order_of_overlapping_items_is_compared(upper_z, right):
     }
     r = evaluate_photo(predicted, truth)
     assert (r.stacking.right, r.stacking.total) == (right, 1)
+    assert [sorted(pair) for pair in r.misstacked] == ([] if right else [[0, 1]])
     assert summarise([r])["all"].to_json()["stacking_accuracy"] == right
 
 
