@@ -33,14 +33,17 @@ def _icon_centre(catalogue, type_name: str, value: int) -> np.ndarray:
     return np.asarray(icon.outline_mm.centroid.coords[0])
 
 
-def _misread_as_triple(catalogue, pretzel: int) -> FoundSide:
-    """The beer coaster taken for a triple whose ``pretzel``-th $1 icon lies over the beer's
-    $1 icon (same turn), seen through features on that icon only."""
+def _misread_as_triple(
+    catalogue, pretzel: int, under: str = "beer", turn_error: float = 0.0
+) -> FoundSide:
+    """The ``under`` coaster (at :data:`BEER_MM`, :data:`BEER_TURN`) taken for a triple whose
+    ``pretzel``-th $1 icon lies over its $1 icon, turned by ``turn_error`` (rad), seen through
+    features on that icon only."""
     triple = catalogue.coaster_type("triple")
     icon = triple.icons[pretzel]
-    beer_pose = ItemPose(BEER_MM, BEER_TURN)
-    over = beer_pose.local_to_table(_icon_centre(catalogue, "beer", 1)[None])[0]
-    offset = ItemPose((0.0, 0.0), BEER_TURN).local_to_table(
+    true_pose = ItemPose(BEER_MM, BEER_TURN)
+    over = true_pose.local_to_table(_icon_centre(catalogue, under, 1)[None])[0]
+    offset = ItemPose((0.0, 0.0), BEER_TURN + turn_error).local_to_table(
         np.asarray(icon.outline_mm.centroid.coords)
     )[0]
     centre = over - offset
@@ -49,7 +52,7 @@ def _misread_as_triple(catalogue, pretzel: int) -> FoundSide:
     on_icon = grid[contains_xy(icon.outline_mm, grid[:, 0], grid[:, 1])]
     return FoundSide(
         side(catalogue, "coaster", "triple"),
-        ItemPose((float(centre[0]), float(centre[1])), BEER_TURN),
+        ItemPose((float(centre[0]), float(centre[1])), BEER_TURN + turn_error),
         on_icon,
     )
 
@@ -66,6 +69,21 @@ def test_a_beer_coaster_read_as_a_triple_is_retyped_in_place(catalogue, pretzel)
     # the same features, now in the beer coaster's frame: still on its $1 icon
     table = misread.pose.local_to_table(misread.points_local_mm)
     assert np.allclose(checked.pose.local_to_table(checked.points_local_mm), table)
+
+
+@pytest.mark.parametrize("turn_error_deg", [-23.0, 23.0])
+def test_a_coaster_read_through_one_icon_at_a_wrong_turn_is_retyped_at_its_own(
+    catalogue, turn_error_deg
+):
+    # features of one icon place a coaster poorly in turn: held-out doubles were read as
+    # triples 23 deg off, where the double's art at the triple's turn explains little
+    double = Placed(side(catalogue, "coaster", "double"), "green", BEER_MM, BEER_TURN)
+    view = _view(catalogue, [double])
+    misread = _misread_as_triple(catalogue, 1, "double", np.deg2rad(turn_error_deg))
+    checked = recheck_type(view, art_library(catalogue), misread, [])
+    assert checked.side == double.side
+    assert np.hypot(*np.subtract(checked.pose.center_mm, BEER_MM)) < 1.5
+    assert abs(np.rad2deg(checked.pose.angle_rad - BEER_TURN)) < 3.0
 
 
 def test_a_coaster_its_art_explains_is_kept_as_found(catalogue):
