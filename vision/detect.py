@@ -48,6 +48,10 @@ COARSE_TEMPLATE_PX_PER_MM = 2.0
 CANVAS_PX_PER_MM = 1.6
 #: Largest rectified view (px); the scale is lowered for very wide views.
 MAX_CANVAS_PIXELS = 6_000_000
+#: Most pixels :func:`rectify` makes, whatever it is asked: a view planned at 0.5 px/mm over all
+#: of the table a 4096-px working image shows at :data:`MIN_IMAGE_PX_PER_MM` holds about 20 M;
+#: bounds gone wrong (an item placed kilometres away) must end in an error, not in gigabytes.
+MAX_VIEW_PIXELS = 4 * MAX_CANVAS_PIXELS
 #: Spacing of the exactly computed points of the rectification map (canvas px).
 _MAP_GRID_PX = 8
 #: Table regions seen coarser than this (working px per mm) are not searched.
@@ -586,7 +590,8 @@ def rectify(
     ``px_per_mm``: the view's scale; default :func:`canvas_px_per_mm` of the region.
     ``image_scale``: (x, y) px of ``image_bgr`` per working px, when it is the working image
     resampled (any channels, e.g. a segmenter's class probabilities at its low resolution):
-    ``image px + 0.5 = (working px + 0.5) * image_scale``.
+    ``image px + 0.5 = (working px + 0.5) * image_scale``. Raises :class:`NoGameFound` when
+    the view would hold more than :data:`MAX_VIEW_PIXELS`.
     """
     h, w = image_bgr.shape[:2]
     if image_scale != (1.0, 1.0):  # the plane's image is the working image
@@ -596,6 +601,10 @@ def rectify(
     x0, y0, x1, y1 = (float(v) for v in bounds_mm)
     ppm = canvas_px_per_mm(bounds_mm) if px_per_mm is None else px_per_mm
     cw, ch = int(np.ceil((x1 - x0) * ppm)), int(np.ceil((y1 - y0) * ppm))
+    if cw * ch > MAX_VIEW_PIXELS:
+        raise NoGameFound(
+            f"the table view would be {cw} x {ch} px: the table plane was not placed in the photo"
+        )
     view = CanvasView(np.zeros((1, 1, 3), np.uint8), (float(x0), float(y0)), ppm)
     # the map is smooth: compute it on a coarse grid and interpolate
     step = _MAP_GRID_PX

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -218,6 +218,9 @@ def _score_on_plane(
     if not detections:
         raise NoGameFound("no Beer & Pretzels coaster or napkin was found in the photo")
     fit = _fit_plane(detections, coarse_view, coarse, (w, h))
+    detections, fit, by_features = _in_photo(detections, fit, by_features, readable)
+    if not detections:
+        raise NoGameFound("no Beer & Pretzels coaster or napkin was placed in the photo")
     bounds = _bounds_around(detections, fit)
     found = [_Placed(d.side, pose) for d, pose in zip(detections, fit.poses, strict=True)]
     wholes = find_coasters_by_outline(
@@ -716,6 +719,27 @@ def _napkin_confirmed(edge_points: int) -> bool:
     napkins from table texture instead.
     """
     return edge_points >= _MIN_NAPKIN_EDGE_POINTS
+
+
+def _in_photo(
+    detections: list[SideDetection], fit: PlaneFit, by_features: int, readable_px_per_mm: float
+) -> tuple[list[SideDetection], PlaneFit, int]:
+    """The detections whose fitted pose lies on the table the working image shows at
+    ``readable_px_per_mm`` or more (:func:`vision.detect.table_footprint_mm`), with their fit,
+    and how many of them the feature passes found (the first ``by_features`` of
+    ``detections``). A napkin placed on the plane from a few edge points can land kilometres
+    away (seen on a held-out photo): such a pose is no item of the photo, and a view stretched
+    to hold it would not fit in memory."""
+    x0, y0, x1, y1 = table_footprint_mm(fit.plane, fit.plane.image_size_px, readable_px_per_mm)
+    keep = [x0 <= pose.center_mm[0] <= x1 and y0 <= pose.center_mm[1] <= y1 for pose in fit.poses]
+    if all(keep):
+        return detections, fit, by_features
+    kept = replace(
+        fit,
+        poses=tuple(p for p, k in zip(fit.poses, keep, strict=True) if k),
+        inlier_masks=tuple(m for m, k in zip(fit.inlier_masks, keep, strict=True) if k),
+    )
+    return [d for d, k in zip(detections, keep, strict=True) if k], kept, sum(keep[:by_features])
 
 
 def _bounds_around(detections: list[SideDetection], fit: PlaneFit) -> np.ndarray:

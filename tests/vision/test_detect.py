@@ -236,3 +236,13 @@ def test_an_image_at_another_scale_is_rectified_onto_the_same_table() -> None:
     difference = np.abs(scaled.image_bgr[inner][:, :, :3] - full.image_bgr[inner])
     assert difference.mean() < 0.05
     np.testing.assert_array_equal(scaled.image_bgr[:, :, 3:], scaled.image_bgr[:, :, :2])
+
+
+def test_a_view_too_large_to_hold_is_refused_before_it_is_made() -> None:
+    """Bounds gone wrong (an item placed kilometres away) end in a clear error, not gigabytes."""
+    image = np.zeros((300, 400, 3), np.uint8)
+    plane = TablePlane(table_homography(1.0), 0.0, 0.0, (400, 300))
+    with pytest.raises(NoGameFound, match="table view would be"):
+        rectify(image, plane, np.array([0.0, 0.0, 700_000.0, 100_000.0]))
+    # a view of the table the image shows is made as ever
+    assert rectify(image, plane).image_bgr.shape[:2] == (479, 639)  # 299 x 399 mm at 1.6

@@ -34,6 +34,7 @@ from vision.pipeline import (
     _coasters_under,
     _CordOnTable,
     _fit_plane,
+    _in_photo,
     _in_view,
     _lit_string_rgb,
     _napkin_on_its_art,
@@ -41,7 +42,7 @@ from vision.pipeline import (
     _shape_change_px,
     score_photo,
 )
-from vision.plane import ItemPose, TablePlane
+from vision.plane import ItemPose, PlaneFit, TablePlane
 
 DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -185,6 +186,31 @@ def test_plane_is_fitted_without_napkin_backs_which_are_placed_on_it() -> None:
     assert np.abs(bend).max() < 0.1
     assert fit.rms_px < 1.0
     assert len(fit.poses) == len(fit.inlier_masks) == len(detections)
+
+
+def test_items_placed_beyond_the_table_the_photo_shows_are_dropped() -> None:
+    """A napkin placed on the plane from a few edge points landed 690 km away on a held-out
+    photo; a view stretched to hold it took 23 GB. Poses off the readable table are dropped
+    with their fit, and the count of feature-found detections follows."""
+    size = (400, 300)
+    plane = TablePlane(table_homography(1.0), 0.0, 0.0, size)  # 1 px per mm, from above
+    library = art_library(load_catalogue())
+    coaster, napkin = library.sides[0], next(s for s in library.sides if s.type_name is None)
+    poses = (ItemPose((100.0, 80.0), 0.0), ItemPose((693_404.0, 97_809.0), 0.0))
+    poses += (ItemPose((250.0, 200.0), 0.3),)
+    detections = [
+        SideDetection(side_, pose, np.zeros((0, 2)), np.zeros((0, 2)))
+        for side_, pose in zip((coaster, coaster, napkin), poses, strict=True)
+    ]
+    masks = tuple(np.ones(k, bool) for k in (5, 6, 7))
+    fit = PlaneFit(plane, poses, 0.5, masks)
+    kept, kept_fit, by_features = _in_photo(detections, fit, 2, 0.4)
+    assert [d.pose for d in kept] == [poses[0], poses[2]]
+    assert kept_fit.poses == (poses[0], poses[2])
+    assert [len(m) for m in kept_fit.inlier_masks] == [5, 7]
+    assert by_features == 1
+    # all on the table: unchanged
+    assert _in_photo(kept, kept_fit, 1, 0.4) == (kept, kept_fit, 1)
 
 
 def test_string_colour_follows_the_light_measured_on_the_items() -> None:
