@@ -74,12 +74,15 @@ def recheck_types(
     view: CanvasView, library: ArtLibrary, found: list[FoundSide], also: list[Placement]
 ) -> list[FoundSide]:
     """``found`` with every coaster face re-checked by :func:`recheck_type` against the other
-    items (``found`` and ``also``: their pixels are not compared), second readings dropped."""
-    out = []
+    items (``found`` and ``also``: their pixels are not compared), second readings dropped.
+    Each is checked against the ones before it as already re-checked: a coaster first placed
+    off, through one icon, covers where it truly lies, and hides that a later reading of the
+    same coaster through another icon is a second reading."""
+    out: list[FoundSide] = []
     for k, item in enumerate(found):
         checked: FoundSide | None = item
         if item.side.kind is ItemKind.COASTER and item.side.face is Face.UP:
-            checked = recheck_type(view, library, item, [*found[:k], *found[k + 1 :], *also])
+            checked = recheck_type(view, library, item, [*out, *found[k + 1 :], *also])
         if checked is not None:
             out.append(checked)
     return out

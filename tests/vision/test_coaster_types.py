@@ -34,13 +34,12 @@ def _icon_centre(catalogue, type_name: str, value: int) -> np.ndarray:
 
 
 def _misread_as_triple(
-    catalogue, pretzel: int, under: str = "beer", turn_error: float = 0.0
+    catalogue, pretzel: int, under: str = "beer", turn_error: float = 0.0, read_as: str = "triple"
 ) -> FoundSide:
-    """The ``under`` coaster (at :data:`BEER_MM`, :data:`BEER_TURN`) taken for a triple whose
-    ``pretzel``-th $1 icon lies over its $1 icon, turned by ``turn_error`` (rad), seen through
-    features on that icon only."""
-    triple = catalogue.coaster_type("triple")
-    icon = triple.icons[pretzel]
+    """The ``under`` coaster (at :data:`BEER_MM`, :data:`BEER_TURN`) taken for a ``read_as``
+    coaster whose ``pretzel``-th icon lies over its $1 icon, turned by ``turn_error`` (rad),
+    seen through features on that icon only."""
+    icon = catalogue.coaster_type(read_as).icons[pretzel]
     true_pose = ItemPose(BEER_MM, BEER_TURN)
     over = true_pose.local_to_table(_icon_centre(catalogue, under, 1)[None])[0]
     offset = ItemPose((0.0, 0.0), BEER_TURN + turn_error).local_to_table(
@@ -51,7 +50,7 @@ def _misread_as_triple(
     grid = grid.reshape(-1, 2)
     on_icon = grid[contains_xy(icon.outline_mm, grid[:, 0], grid[:, 1])]
     return FoundSide(
-        side(catalogue, "coaster", "triple"),
+        side(catalogue, "coaster", read_as),
         ItemPose((float(centre[0]), float(centre[1])), BEER_TURN + turn_error),
         on_icon,
     )
@@ -123,3 +122,19 @@ def test_a_second_reading_of_a_coaster_found_already_is_dropped(catalogue):
     # whichever is checked first, the reading the photo's pixels agree with stays
     assert recheck_types(view, library, [found, misread], []) == [found]
     assert recheck_types(view, library, [misread, found], []) == [found]
+
+
+def test_a_second_reading_is_told_against_the_coaster_as_rechecked(catalogue):
+    # held-out 0083: a triple placed off through one icon, and a double read through another
+    # of its $1 icons; judged against the triple as first placed, the double was kept and
+    # covered the triple's icons once the triple was placed right
+    triple = Placed(side(catalogue, "coaster", "triple"), "blue", BEER_MM, BEER_TURN)
+    view = _view(catalogue, [triple])
+    placed_off = _misread_as_triple(catalogue, 0, "triple", np.deg2rad(23.0))
+    double_icon = next(
+        k for k, i in enumerate(catalogue.coaster_type("double").icons) if i.value == 1
+    )
+    double = _misread_as_triple(catalogue, double_icon, "triple", read_as="double")
+    checked = recheck_types(view, art_library(catalogue), [placed_off, double], [])
+    assert [c.side for c in checked] == [triple.side]
+    assert np.hypot(*np.subtract(checked[0].pose.center_mm, BEER_MM)) < 1.5
