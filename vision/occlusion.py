@@ -155,7 +155,8 @@ def _votes(
     row_i, row_j = candidates.index(pair[0]), candidates.index(pair[1])
     voting = region & np.isfinite(stack.min(axis=0)) & ((best == row_i) | (best == row_j))
     # where one of the two has no art (inf: beyond its box), the other explains it fully
-    margin = (stack[row_j] - stack[row_i])[voting]
+    # (taken on the voting pixels alone: elsewhere both may be inf, and inf - inf warns)
+    margin = stack[row_j][voting] - stack[row_i][voting]
     vote = np.clip(margin / FULL_VOTE_LEVELS, -1.0, 1.0)
     return float(vote[vote > 0].sum()), float(-vote[vote < 0].sum()), int(voting.sum())
 
