@@ -61,6 +61,7 @@ from vision.art_fit import (
     ink_arts,
     refine_pose,
 )
+from vision.correlation import Correlator
 from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.errors import NoGameFound
 from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct
@@ -520,10 +521,13 @@ def likely_coaster_peaks(
     q = view.px_per_mm
     taken = {s.shape: [p.center_mm for p in peaks if p.shape == s.shape] for s in scores}
     found: list[tuple[float, OutlinePeak]] = []
-    for shape_scores in scores:
+    templates = [_blob_template(shape_scores.shape, q) for shape_scores in scores]
+    correlator = Correlator(covered.shape, max((t.shape[0] for t in templates), default=1))
+    spectra = [correlator.image(channel) for channel in channels] if scores else []
+    for shape_scores, template in zip(scores, templates, strict=True):
         shape = shape_scores.shape
-        template = _blob_template(shape, q)
-        contrast = np.max([_band_sums(channel, template) for channel in channels], axis=0)
+        template_f = correlator.kernel(template)
+        contrast = np.max([correlator.correlate(f, template_f) for f in spectra], axis=0)
         radius = max(1, round(0.5 * shape.size_mm * q))
         kernel = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
         keep = (contrast >= cv2.dilate(contrast, kernel)) & (contrast >= MIN_COASTER_CONTRAST)
@@ -568,18 +572,19 @@ def likely_partial_peaks(
     clear = (~covered).astype(np.float32)
     taken = {shape: [p.center_mm for p in peaks if p.shape == shape] for shape in shapes}
     found: list[OutlinePeak] = []
-    for shape in sorted(shapes, key=lambda s: (s.kind, s.size_mm)):
-        radius = shape.size_mm / 2 - _BLOB_MARGIN_MM
-        half = int(np.ceil(radius * q))
-        yy, xx = np.mgrid[-half : half + 1, -half : half + 1] / q
-        disc = (np.hypot(xx, yy) <= radius).astype(np.float32)
-        disc /= disc.sum()
+    ordered = sorted(shapes, key=lambda s: (s.kind, s.size_mm))
+    discs = [_disc(shape.size_mm / 2 - _BLOB_MARGIN_MM, q) for shape in ordered]
+    correlator = Correlator(covered.shape, max((d.shape[0] for d in discs), default=1))
+    clear_f = correlator.image(clear)
+    colours_f = [correlator.image(likely[:, :, k] * clear) for k in range(likely.shape[2])]
+    for shape, disc in zip(ordered, discs, strict=True):
         window = max(1, round(0.5 * shape.size_mm * q))
         kernel = np.ones((2 * window + 1, 2 * window + 1), np.uint8)
-        for k in range(likely.shape[2]):
-            colour = likely[:, :, k] * clear
-            seen = _band_sums(colour, disc)
-            stray = _band_sums(clear - colour, disc)
+        disc_f = correlator.kernel(disc)
+        clear_sums = correlator.correlate(clear_f, disc_f)
+        for colour_f in colours_f:
+            seen = correlator.correlate(colour_f, disc_f)
+            stray = clear_sums - seen
             score = seen - _STRAY_WEIGHT * stray
             keep = (seen >= MIN_SEEN_SHARE) & (stray <= MAX_STRAY_SHARE)
             keep &= score >= cv2.dilate(score, kernel)
@@ -593,6 +598,14 @@ def likely_partial_peaks(
                 found.append(OutlinePeak(shape, (float(x), float(y)), 0.0, value, PARTIAL_OFF_MM))
     found.sort(key=lambda peak: -peak.score)
     return found[:_MAX_LIKELY_PEAKS]
+
+
+def _disc(radius_mm: float, px_per_mm: float) -> np.ndarray:
+    """(n, n) float32 at ``px_per_mm``: a disc of ``radius_mm``, its weights summing to 1."""
+    half = int(np.ceil(radius_mm * px_per_mm))
+    yy, xx = np.mgrid[-half : half + 1, -half : half + 1] / px_per_mm
+    disc = (np.hypot(xx, yy) <= radius_mm).astype(np.float32)
+    return disc / disc.sum()
 
 
 def _blob_template(shape: Shape, px_per_mm: float) -> np.ndarray:
@@ -646,20 +659,25 @@ def _outline_scores(
     q = view.px_per_mm
     clear = (~covered).astype(np.float32)
     edges = _edge_strength(view.image_bgr, _SMOOTH_MM * q) * clear
-    edges_sq = edges * edges
+    ordered = sorted(shapes, key=lambda s: (s.kind, s.size_mm))
+    largest = max((_interior_mask(shape, q).shape[0] for shape in ordered), default=1)
+    correlator = Correlator(edges.shape, largest)
+    clear_f, edges_f, edges_sq_f = map(correlator.image, (clear, edges, edges * edges))
     low, high = clear_share
     out = []
-    for shape in sorted(shapes, key=lambda s: (s.kind, s.size_mm)):
+    for shape in ordered:
         weights = (_interior_mask(shape, q) == 0).astype(np.float32)
-        n = np.maximum(_band_sums(clear, weights), 1.0)
-        edge_sum = _band_sums(edges, weights)
-        edge_var = _band_sums(edges_sq, weights) - edge_sum * edge_sum / n
+        weights_f = correlator.kernel(weights)
+        n = np.maximum(correlator.correlate(clear_f, weights_f), 1.0)
+        edge_sum = correlator.correlate(edges_f, weights_f)
+        edge_var = correlator.correlate(edges_sq_f, weights_f) - edge_sum * edge_sum / n
         best = np.full(edges.shape, -1.0, np.float32)
         best_angle = np.zeros(edges.shape, np.float32)
         for angle in _outline_angles(shape):
             template = _outline_template(shape, angle, q) * weights
-            band = _band_sums(clear, template)
-            covariance = _band_sums(edges, template) - band * edge_sum / n
+            template_f = correlator.kernel(template)
+            band = correlator.correlate(clear_f, template_f)
+            covariance = correlator.correlate(edges_f, template_f) - band * edge_sum / n
             band_var = band - band * band / n
             score = covariance / np.sqrt(np.maximum(band_var * edge_var, 1e-6))
             share = band / template.sum()
@@ -693,12 +711,6 @@ def _peaks(
             score = float(best[row, col])
             peaks.append(OutlinePeak(shape_scores.shape, (float(x), float(y)), angle, score))
     return sorted(peaks, key=lambda peak: -peak.score)[:most]
-
-
-def _band_sums(image: np.ndarray, template: np.ndarray) -> np.ndarray:
-    """Per canvas px, the sum of ``image`` weighted by ``template`` centred there (zero beyond
-    the canvas)."""
-    return cv2.filter2D(image, cv2.CV_32F, template, borderType=cv2.BORDER_CONSTANT)
 
 
 def _edge_strength(image_bgr: np.ndarray, sigma_px: float) -> np.ndarray:
