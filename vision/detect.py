@@ -236,14 +236,9 @@ def _ratio_matches(
     padded = np.hstack([descriptors, np.ones((len(descriptors), 1), np.float32)])
     for start in range(0, len(descriptors), _MATCH_CHUNK):
         chunk = padded[start : start + _MATCH_CHUNK]
-        partial_d2 = chunk @ padded_template
-        nearest = np.argpartition(partial_d2, k - 1, axis=1)[:, :k]
+        nearest, partial_nearest = _k_smallest(chunk @ padded_template, k)
         q_sq = (chunk[:, :-1] ** 2).sum(axis=1)[:, None]
-        d2 = np.take_along_axis(partial_d2, nearest, axis=1) + q_sq
-        dist = np.sqrt(np.maximum(d2, 0))
-        order = np.argsort(dist, axis=1)
-        nearest = np.take_along_axis(nearest, order, axis=1)
-        dist = np.take_along_axis(dist, order, axis=1)
+        dist = np.sqrt(np.maximum(partial_nearest + q_sq, 0))
         best = nearest[:, 0]
         if twin_aware:
             is_twin = template.twins[best[:, None], nearest]  # (m, k); column 0 is False
@@ -262,6 +257,22 @@ def _ratio_matches(
         queries.append(rows + start)
         trains.append(nearest[rows, cols])
     return np.concatenate(queries).astype(int), np.concatenate(trains).astype(int)
+
+
+def _k_smallest(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(m, k) column indices and values of each row's ``k`` smallest of ``values`` (m, n),
+    smallest first (of equal values, the lower index first); ``values`` is overwritten.
+
+    ``k`` passes of a row-wise minimum: for the few neighbours the ratio test needs, several
+    times faster than a partition of every row."""
+    rows = np.arange(len(values))
+    columns = np.empty((len(values), k), np.intp)
+    smallest = np.empty((len(values), k), values.dtype)
+    for j in range(k):
+        columns[:, j] = values.argmin(axis=1)
+        smallest[:, j] = values[rows, columns[:, j]]
+        values[rows, columns[:, j]] = np.inf
+    return columns, smallest
 
 
 class _Model(Enum):

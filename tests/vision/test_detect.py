@@ -10,6 +10,7 @@ from vision_scenes import Placed, render_scene, side, table_homography
 from vision.art import art_library
 from vision.detect import (
     CanvasView,
+    _k_smallest,
     coarse_table_plane,
     coarse_table_planes,
     detect_sides,
@@ -246,3 +247,13 @@ def test_a_view_too_large_to_hold_is_refused_before_it_is_made() -> None:
         rectify(image, plane, np.array([0.0, 0.0, 700_000.0, 100_000.0]))
     # a view of the table the image shows is made as ever
     assert rectify(image, plane).image_bgr.shape[:2] == (479, 639)  # 299 x 399 mm at 1.6
+
+
+def test_the_k_smallest_of_each_row_come_smallest_first_ties_by_index():
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 50, (200, 40)).astype(np.float32)  # many ties
+    columns, smallest = _k_smallest(values.copy(), 5)
+
+    order = np.lexsort((np.tile(np.arange(40), (200, 1)), values), axis=1)[:, :5]
+    np.testing.assert_array_equal(columns, order)
+    np.testing.assert_array_equal(smallest, np.take_along_axis(values, order, axis=1))
