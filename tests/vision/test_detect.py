@@ -11,6 +11,7 @@ from vision.art import art_library
 from vision.detect import (
     CanvasView,
     _k_smallest,
+    _sift_features,
     coarse_table_plane,
     coarse_table_planes,
     detect_sides,
@@ -257,3 +258,37 @@ def test_the_k_smallest_of_each_row_come_smallest_first_ties_by_index():
     order = np.lexsort((np.tile(np.arange(40), (200, 1)), values), axis=1)[:, :5]
     np.testing.assert_array_equal(columns, order)
     np.testing.assert_array_equal(smallest, np.take_along_axis(values, order, axis=1))
+
+
+def _textured_on_black(shape=(2400, 2600), block=(slice(300, 1500), slice(1200, 2500))):
+    """A uint8 image black but for a block of blurred noise (SIFT finds features there)."""
+    rng = np.random.default_rng(11)
+    noise = cv2.GaussianBlur(rng.random(shape).astype(np.float32), (0, 0), 3.0)
+    noise = cv2.normalize(noise, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    image = np.zeros(shape, np.uint8)
+    image[block] = noise[block]
+    return image
+
+
+def test_sift_tiles_cut_to_what_varies_find_the_whole_images_features():
+    image = _textured_on_black()
+    keypoints, _ = cv2.SIFT_create().detectAndCompute(image, None)
+    whole = np.array([kp.pt for kp in keypoints])
+
+    tiled = _sift_features(image).points
+
+    assert len(whole) > 1000
+    assert abs(len(tiled) - len(whole)) <= 0.01 * len(whole)
+    found = cv2.BFMatcher(cv2.NORM_L2).match(tiled.astype(np.float32), whole.astype(np.float32))
+    assert np.mean([m.distance < 0.01 for m in found]) > 0.99
+
+
+def test_sift_finds_nothing_in_a_flat_image_or_outside_its_mask():
+    assert len(_sift_features(np.full((1500, 1500), 90, np.uint8)).points) == 0
+    image = _textured_on_black()
+    mask = np.zeros(image.shape, np.uint8)
+    mask[:, :1800] = 255
+
+    points = _sift_features(image, mask).points
+
+    assert len(points) > 100 and points[:, 0].max() < 1800
