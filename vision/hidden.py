@@ -9,7 +9,9 @@ match whose feature size disagrees is dropped). Small groups of matches (a few a
 agree on centre and angle give a candidate, refined by a rigid least-squares fit, then on its art
 (angle and shift; :func:`vision.art_fit.refine_pose`); a candidate is accepted only when its art,
 placed there, correlates strongly with the pixels of its outline that no item found covers
-(normalised correlation on the ink channel, the art sharp and blurred).
+(normalised correlation on the ink channel, the art sharp and blurred). An image feature
+explains one coaster: a candidate half of whose features a better-correlated one matched is
+that print read again (:func:`one_reading_per_feature`).
 
 Frames: *canvas px* (the view's pixels), *table mm*, *side-local mm* (see :mod:`vision.art`).
 """
@@ -90,7 +92,7 @@ def find_hidden_coasters(
     if len(features.points) < MIN_MATCHES:
         return []
     p = view.px_per_mm
-    found: list[HiddenCoaster] = []
+    found: list[tuple[HiddenCoaster, np.ndarray]] = []  # each with its features' ids
     for side in library.sides:
         if side.kind is not ItemKind.COASTER or side.face is not Face.UP:
             continue
@@ -108,8 +110,24 @@ def find_hidden_coasters(
         for pose, members in _clusters(centre_mm, angle, local, view.canvas_to_table(canvas)):
             candidate = _verify(view, library, side, pose, local[members], covered)
             if candidate is not None:
-                found.append(candidate)
-    return distinct(found, items)
+                found.append((candidate, query[members]))
+    return distinct(one_reading_per_feature(found), items)
+
+
+def one_reading_per_feature(found: list[tuple[HiddenCoaster, np.ndarray]]) -> list[HiddenCoaster]:
+    """The candidates (each with the ids of the image features it matched), best-correlated
+    first, less those half or more of whose features a better one matched: one print read
+    twice, e.g. a beer coaster's pretzel icon matched on a triple's template too (their icons
+    are one motif), the triple placed beside the beer coaster."""
+    kept: list[HiddenCoaster] = []
+    claimed: set[int] = set()
+    for cand, feature_ids in sorted(found, key=lambda pair: -pair[0].correlation):
+        ids = set(feature_ids.tolist())
+        if len(ids & claimed) >= 0.5 * len(ids):
+            continue
+        kept.append(cand)
+        claimed |= ids
+    return kept
 
 
 def _rotate(local: np.ndarray, angle: np.ndarray) -> np.ndarray:

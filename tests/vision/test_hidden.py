@@ -10,7 +10,13 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import Side, art_library
 from vision.detect import CanvasView, coarse_table_plane, detect_sides, rectify
-from vision.hidden import _verify, covered_mask, find_hidden_coasters
+from vision.hidden import (
+    HiddenCoaster,
+    _verify,
+    covered_mask,
+    find_hidden_coasters,
+    one_reading_per_feature,
+)
 from vision.identify import identify
 from vision.plane import ItemPose, TablePlane
 
@@ -80,3 +86,26 @@ def test_a_partly_covered_coaster_placed_a_little_off_is_judged_at_its_refined_p
     assert 0.2 < found.visible_share < 0.9
     assert np.hypot(*np.subtract(found.pose.center_mm, beer.center_mm)) < 0.8
     assert abs(np.rad2deg(found.pose.angle_rad - beer.angle_rad)) < 1.6
+
+
+def test_a_print_read_twice_keeps_its_better_reading_only(catalogue) -> None:
+    beer, triple = side(catalogue, "coaster", "beer"), side(catalogue, "coaster", "triple")
+    none = np.zeros((0, 2))
+
+    def candidate(which: Side, x: float, correlation: float) -> HiddenCoaster:
+        return HiddenCoaster(which, ItemPose((x, 0.0), 0.0), none, correlation, 0.5)
+
+    better_beer = candidate(beer, 0.0, 0.81)
+    # the beer coaster's pretzel icon matched on the triple's template, 35 mm beside it
+    same_icon = candidate(triple, 35.0, 0.64)
+    elsewhere = candidate(triple, 300.0, 0.63)
+
+    kept = one_reading_per_feature(
+        [
+            (same_icon, np.array([2, 3, 9])),
+            (better_beer, np.array([1, 2, 3, 4])),
+            (elsewhere, np.array([7, 8, 9])),
+        ]
+    )
+
+    assert kept == [better_beer, elsewhere]
