@@ -199,9 +199,8 @@ def _sift_features(gray: np.ndarray, mask: np.ndarray | None = None) -> _Feature
     points, angles, sizes, descriptors = [], [], [], []
     for y0 in range(0, h, _SIFT_TILE_PX):
         for x0 in range(0, w, _SIFT_TILE_PX):
-            ya, xa = max(0, y0 - _SIFT_TILE_OVERLAP_PX), max(0, x0 - _SIFT_TILE_OVERLAP_PX)
-            yb = min(h, y0 + _SIFT_TILE_PX + _SIFT_TILE_OVERLAP_PX)
-            xb = min(w, x0 + _SIFT_TILE_PX + _SIFT_TILE_OVERLAP_PX)
+            ya, xa = max(0, y0 - over), max(0, x0 - over)
+            yb, xb = min(h, y0 + _SIFT_TILE_PX + over), min(w, x0 + _SIFT_TILE_PX + over)
             rows = np.flatnonzero(varying[ya:yb, xa:xb].any(axis=1))
             columns = np.flatnonzero(varying[ya:yb, xa:xb].any(axis=0))
             if len(rows) == 0:
