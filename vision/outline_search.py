@@ -660,13 +660,13 @@ def _outline_scores(
     clear = (~covered).astype(np.float32)
     edges = _edge_strength(view.image_bgr, _SMOOTH_MM * q) * clear
     ordered = sorted(shapes, key=lambda s: (s.kind, s.size_mm))
-    largest = max((_interior_mask(shape, q).shape[0] for shape in ordered), default=1)
-    correlator = Correlator(edges.shape, largest)
+    # each shape's window less its interior
+    outside = [(_interior_mask(shape, q) == 0).astype(np.float32) for shape in ordered]
+    correlator = Correlator(edges.shape, max((w.shape[0] for w in outside), default=1))
     clear_f, edges_f, edges_sq_f = map(correlator.image, (clear, edges, edges * edges))
     low, high = clear_share
     out = []
-    for shape in ordered:
-        weights = (_interior_mask(shape, q) == 0).astype(np.float32)
+    for shape, weights in zip(ordered, outside, strict=True):
         weights_f = correlator.kernel(weights)
         n = np.maximum(correlator.correlate(clear_f, weights_f), 1.0)
         edge_sum = correlator.correlate(edges_f, weights_f)
