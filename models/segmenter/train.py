@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("models/segmenter.onnx"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", type=Path, default=Path("var/segmenter-cache"))
-    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=4000)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--lr", type=float, default=4e-3)
     parser.add_argument("--threads", type=int, default=1)
