@@ -110,6 +110,24 @@ def test_photos_without_a_game_are_refused(image: np.ndarray, error: type[PhotoE
         score_photo(_jpeg(image))
 
 
+@pytest.mark.skipif(not DEVSET.is_dir(), reason="the shared dev set is not available")
+def test_a_60_mp_photo_is_scored_at_the_working_size() -> None:
+    """A 60 MP photo (dev 0009 enlarged 4.9x) is decoded reduced and scored as the original,
+    with its items reported in the 60 MP photo's pixels."""
+    truth = json.loads((DEVSET / "0009.json").read_text())
+    original = cv2.imread(str(DEVSET / "0009.jpg"))
+    factor = 9472 / original.shape[1]
+    size = (9472, round(original.shape[0] * factor))
+    huge = cv2.resize(original, size, interpolation=cv2.INTER_CUBIC)
+    assert huge.shape[0] * huge.shape[1] >= 60_000_000
+    contract = score_photo(_jpeg(huge), name="huge.jpg").contract
+    assert contract["scores"] == truth["scores"]
+    centres = [np.multiply(t["center_px"], factor) for t in truth["items"]]
+    for item in contract["items"]:
+        nearest = min(np.hypot(*np.subtract(item["center_px"], c)) for c in centres)
+        assert nearest < 10 * factor  # 10 px of the original photo
+
+
 def test_not_an_image_is_unreadable() -> None:
     with pytest.raises(UnreadableImage):
         score_photo(b"this is not a photo")
