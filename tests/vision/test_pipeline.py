@@ -112,8 +112,8 @@ def test_photos_without_a_game_are_refused(image: np.ndarray, error: type[PhotoE
 
 @pytest.mark.skipif(not DEVSET.is_dir(), reason="the shared dev set is not available")
 def test_a_60_mp_photo_is_scored_at_the_working_size() -> None:
-    """A 60 MP photo (dev 0009 enlarged 4.9x) is decoded reduced and scored as the original,
-    with its items reported in the 60 MP photo's pixels."""
+    """A 67 MP photo (dev 0009 enlarged 5.9x) is decoded reduced and scored as the original,
+    with its items reported in the enlarged photo's pixels."""
     truth = json.loads((DEVSET / "0009.json").read_text())
     original = cv2.imread(str(DEVSET / "0009.jpg"))
     factor = 9472 / original.shape[1]
