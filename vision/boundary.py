@@ -17,6 +17,10 @@ model re-centred on what was found and with the cord's saturation shifted (warm 
 the most confident loop wins. If with an item mask still no loop is found, the whole search is
 repeated allowing long gaps over table the mask calls free: the mask may lack an item.
 
+When no colour model finds a loop (a cord of the table's own colour), the caller may search
+where a learned segmenter sees string instead (:func:`find_boundary_where_seen`: its
+probability map takes the colour likelihood's place in stages 2-3).
+
 When the table plane is known, the caller tells the cord's width in the photo (a cord too
 thin for the analysis image is looked for again in a finer one) and which loops are as long as
 the cord on the table (others, such as a straw-coloured table's edge, are refused).
@@ -25,7 +29,7 @@ the cord on the table (others, such as a straw-coloured table's edge, are refuse
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -63,6 +67,11 @@ WASHED_OUT_CHROMA_FACTOR = 0.5
 EXPECTED_LENGTH_RATIO = 0.85
 """The loop's length in widths over :data:`LOOP_LENGTH_WIDTHS` expected in a photo: between
 1 (seen square-on) and about 2/3 (strongly foreshortened by the camera's tilt)."""
+SEEN_FULL_PROBABILITY = 0.5
+"""A segmenter's string probability at which :func:`find_boundary_where_seen` takes a pixel for
+string as fully as a pixel of the cord's exact colour (its argmax boundary against one rival
+class): the model's coarse pixels blur a thin cord's probability below 1 even where it is
+plainly seen, and the ridge thresholds are fractions of a full-contrast bar."""
 CALIBRATION_LENGTH_SHARE = 0.5
 """Without a loop, the colour is taken from the longest fragments making up this share."""
 
@@ -75,10 +84,13 @@ class Boundary:
     numbers, as in OpenCV), a closed loop (the first point is not repeated), a vertex about
     every 2 px. ``confidence``: 0..1, mostly the share of the loop's length
     that was actually seen (the rest is bridged under items or across short gaps).
+    ``by_colour``: whether the cord was told by its colour (:func:`find_boundary`) or only
+    where a segmenter sees it (:func:`find_boundary_where_seen`).
     """
 
     polygon_px: np.ndarray
     confidence: float
+    by_colour: bool = True
 
 
 def is_detectable_string_rgb(string_rgb: tuple[int, int, int]) -> bool:
@@ -110,15 +122,8 @@ def find_boundary(
     is as long as the cord on the table; loops that are not (a table's edge, a chain of item
     outlines) are refused.
     """
-    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
-        raise ValueError(
-            f"image_bgr must be (H, W, 3) uint8, got {image_bgr.shape} {image_bgr.dtype}"
-        )
-    height, width = image_bgr.shape[:2]
-    if item_mask is not None and item_mask.shape != (height, width):
-        raise ValueError(f"item_mask must be {(height, width)}, got {item_mask.shape}")
-
-    reduction = max(1, round(max(height, width) / ANALYSIS_LONG_SIDE_PX))
+    _check_inputs(image_bgr, item_mask)
+    reduction = _analysis_reduction(image_bgr)
     reductions = [reduction]
     if string_width_px is not None and string_width_px / reduction < MIN_ANALYSIS_STRING_WIDTH_PX:
         finer = max(1, int(string_width_px // MIN_ANALYSIS_STRING_WIDTH_PX))
@@ -127,11 +132,78 @@ def find_boundary(
     for reduction in reductions:
         found = _search_at(image_bgr, item_mask, string_rgb, reduction, length_fits)
         if found is not None:
-            colour, trace = found
-            break
-    else:
-        return None
+            return _refined(image_bgr, item_mask, reduction, *found)
+    return None
 
+
+def find_boundary_where_seen(
+    image_bgr: np.ndarray,
+    string_seen: np.ndarray,
+    *,
+    item_mask: np.ndarray | None = None,
+    string_rgb: tuple[int, int, int] = DEFAULT_STRING_RGB,
+    string_width_px: float | None = None,
+    length_fits: Callable[[np.ndarray], bool] | None = None,
+) -> Boundary | None:
+    """The string loop through where a learned segmenter sees the string, or None.
+
+    For a cord no colour model of :func:`find_boundary` tells from the table (a table of the
+    cord's own colour, a washed-out cord on a bright cloth). ``string_seen``: (h, w) float32
+    0..1, the segmenter's string probability at any resolution covering the working image; it
+    takes the place of the colour likelihood at the analysis resolution. Its bars are as wide
+    as the model's coarse pixels, not the cord, so lengths and gaps are measured in
+    ``string_width_px`` (the cord's width in working px, from the table plane) when it is
+    given. The other arguments are those of :func:`find_boundary`; ``string_rgb`` is only where
+    the colour re-estimated under the loop, for the refinement, starts.
+    """
+    _check_inputs(image_bgr, item_mask)
+    reduction = _analysis_reduction(image_bgr)
+    small_bgr = _reduced(image_bgr, reduction)
+    search_items = _SearchItems.from_mask(_reduce_mask(item_mask, reduction, small_bgr.shape[:2]))
+    height, width = small_bgr.shape[:2]
+    likelihood = cv2.resize(string_seen, (width, height), interpolation=cv2.INTER_LINEAR)
+    likelihood = np.minimum(likelihood / np.float32(SEEN_FULL_PROBABILITY), np.float32(1.0))
+    cord_width = None if string_width_px is None else string_width_px / reduction
+    fits = None if length_fits is None else _in_analysis_px(length_fits, reduction)
+    trace = None
+    for unexplained_gaps in (False, True):
+        search = _LoopSearch(small_bgr, search_items, unexplained_gaps, fits)
+        found, _ = search.loop_in(likelihood.copy(), cord_width)
+        if found is not None and (trace is None or _confidence(found) > _confidence(trace)):
+            trace = found
+        if not _weak(trace) or search_items.covered is None:
+            break
+    if trace is None or (_weak(trace) and not _seen_enough_on_table(trace)):
+        return None
+    nominal = StringColour.from_rgb(string_rgb)
+    colour = _calibrated_colour(small_bgr, nominal, trace, []) or nominal
+    return replace(_refined(image_bgr, item_mask, reduction, colour, trace), by_colour=False)
+
+
+def _check_inputs(image_bgr: np.ndarray, item_mask: np.ndarray | None) -> None:
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
+        raise ValueError(
+            f"image_bgr must be (H, W, 3) uint8, got {image_bgr.shape} {image_bgr.dtype}"
+        )
+    height, width = image_bgr.shape[:2]
+    if item_mask is not None and item_mask.shape != (height, width):
+        raise ValueError(f"item_mask must be {(height, width)}, got {item_mask.shape}")
+
+
+def _analysis_reduction(image_bgr: np.ndarray) -> int:
+    """The whole factor that brings the working image near :data:`ANALYSIS_LONG_SIDE_PX`."""
+    return max(1, round(max(image_bgr.shape[:2]) / ANALYSIS_LONG_SIDE_PX))
+
+
+def _refined(
+    image_bgr: np.ndarray,
+    item_mask: np.ndarray | None,
+    reduction: int,
+    colour: StringColour,
+    trace: LoopTrace,
+) -> Boundary:
+    """The boundary of a loop found in the analysis image reduced ``reduction`` times, its
+    centre line refined in the working image with the colour model ``colour``."""
     # Analysis px -> working px (pixel centres: x_work + 0.5 = (x_small + 0.5) * reduction).
     points_px = (trace.points_px + 0.5) * reduction - 0.5
     widths_px = trace.width_px * reduction
@@ -150,17 +222,7 @@ def _search_at(
 ) -> tuple[StringColour, LoopTrace] | None:
     """The most confident loop (analysis px) in the working image reduced ``reduction`` times,
     with the colour model that found it, or None when no loop is confident enough."""
-    height, width = image_bgr.shape[:2]
-    # An integer reduction keeps the area-average resize cheap and exact.
-    if reduction > 1:
-        size = (max(1, width // reduction), max(1, height // reduction))
-        small_bgr = cv2.resize(
-            image_bgr[: size[1] * reduction, : size[0] * reduction],
-            size,
-            interpolation=cv2.INTER_AREA,
-        )
-    else:
-        small_bgr = image_bgr
+    small_bgr = _reduced(image_bgr, reduction)
     small_items = _reduce_mask(item_mask, reduction, small_bgr.shape[:2])
     search_items = _SearchItems.from_mask(small_items)
 
@@ -182,6 +244,18 @@ def _search_at(
     if trace is None or (_weak(trace) and not _seen_enough_on_table(trace)):
         return None
     return colour, trace
+
+
+def _reduced(image_bgr: np.ndarray, reduction: int) -> np.ndarray:
+    """The analysis image: the working image area-reduced by a whole factor (cheap and exact;
+    the last rows and columns that do not fill a block are dropped)."""
+    if reduction == 1:
+        return image_bgr
+    height, width = image_bgr.shape[:2]
+    size = (max(1, width // reduction), max(1, height // reduction))
+    return cv2.resize(
+        image_bgr[: size[1] * reduction, : size[0] * reduction], size, interpolation=cv2.INTER_AREA
+    )
 
 
 def _seen_enough_on_table(trace: LoopTrace) -> bool:
@@ -266,10 +340,21 @@ class _LoopSearch:
     def loop(self, colour: StringColour) -> tuple[LoopTrace | None, list[Fragment]]:
         """Likelihood of ``colour``, ridges, centre-line fragments, and the closed loop through
         them (None if there is none)."""
-        likelihood = string_likelihood(self.small_bgr, colour)
+        return self.loop_in(string_likelihood(self.small_bgr, colour))
+
+    def loop_in(
+        self, likelihood: np.ndarray, cord_width_px: float | None = None
+    ) -> tuple[LoopTrace | None, list[Fragment]]:
+        """Ridges, centre-line fragments and the closed loop of an (H, W) float32 0..1
+        likelihood of string in the analysis image (modified in place: zero under items).
+        ``cord_width_px``: the width (analysis px) lengths are measured in, or None for the
+        ridges' own."""
         if self.items.covered is not None:
             likelihood[self.items.covered] = 0.0
         ridges = ridge_maps(likelihood)
+        if cord_width_px is not None:
+            width_px = np.where(ridges.strength > 0, np.float32(cord_width_px), np.float32(0))
+            ridges = replace(ridges, width_px=width_px)
         fragments = extract_fragments(centre_line_mask(ridges), ridges)
         if self.items.distance_px is not None:
             fragments = weigh_item_contact(fragments, self.items.distance_px)

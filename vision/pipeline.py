@@ -28,7 +28,9 @@
    players' one-of-each and the stacking order follow any colour changed); and
    check every icon the items found leave visible against the photo: whatever else lies over
    it becomes a foreign object (:func:`vision.icon_covers.find_icon_covers`);
-7. find the boundary string (:func:`vision.boundary.find_boundary`) and map it to the table;
+7. find the boundary string (:func:`vision.boundary.find_boundary`; when no colour closes a
+   loop, :func:`vision.boundary.find_boundary_where_seen` where the segmenter sees string) and
+   map it to the table;
 8. score the scene with the scoring core and build the JSON contract
    (:mod:`vision.contract`).
 
@@ -52,7 +54,12 @@ from games.beer_pretzels.scoring import TOUCH_MM, SceneError, score_scene
 from vision.annotate import annotate
 from vision.art import ArtLibrary, Side, art_library
 from vision.art_fit import ink_arts, refine_pose
-from vision.boundary import Boundary, find_boundary, is_detectable_string_rgb
+from vision.boundary import (
+    Boundary,
+    find_boundary,
+    find_boundary_where_seen,
+    is_detectable_string_rgb,
+)
 from vision.coaster_types import FoundSide, recheck_types
 from vision.colour_recheck import colour_doubts, recheck_colours, uncovered_mask
 from vision.contract import build_contract, placed_items
@@ -84,7 +91,7 @@ from vision.plane import (
     fit_table_plane,
     place_on_plane,
 )
-from vision.segmentation import CoasterProbabilities, segmenter, segmenter_enabled
+from vision.segmentation import CoasterProbabilities, Segmentation, segmenter, segmenter_enabled
 
 #: Items measured up to this much farther (mm) from the cord than the rule's touch gap are
 #: taken to touch it. The traced cord's edge beside an item is unbiased but noisy: on 48
@@ -176,15 +183,15 @@ def score_photo(
     )
     # a larger working image reads no farther across the table than the default one
     readable = MIN_IMAGE_PX_PER_MM * max(loaded.image_bgr.shape[:2]) / default_long_side
-    coasters_seen = None
+    segmentation = None
     if segmenter_enabled():  # the learned segmenter (on unless TABLESCORE_SEGMENTER=0)
-        coasters_seen = segmenter().segment(loaded.image_bgr).coasters()
+        segmentation = segmenter().segment(loaded.image_bgr)
     scored: list[ScoredPhoto] = []
     failures: list[NoGameFound] = []
     for coarse_h in coarse_planes:
         try:
             scored.append(
-                _score_on_plane(loaded, coarse_h, catalogue, library, readable, coasters_seen, name)
+                _score_on_plane(loaded, coarse_h, catalogue, library, readable, segmentation, name)
             )
         except NoGameFound as exc:
             failures.append(exc)
@@ -201,14 +208,15 @@ def _score_on_plane(
     catalogue: Catalogue,
     library: ArtLibrary,
     readable: float,
-    coasters_seen: CoasterProbabilities | None,
+    segmentation: Segmentation | None,
     name: str,
 ) -> ScoredPhoto:
     """The photo scored from the coarse plane ``coarse_h`` (table mm -> working px) on: every
     stage of :func:`score_photo` after the coarse plane. ``readable``: the image px per mm down
-    to which the table is searched; ``coasters_seen``: the segmenter's coaster map of the
-    working image, if it runs."""
+    to which the table is searched; ``segmentation``: the segmenter's class map of the working
+    image, if it runs."""
     image = loaded.image_bgr
+    coasters_seen = None if segmentation is None else segmentation.coasters()
     h, w = image.shape[:2]
     coarse = TablePlane(coarse_h, 0.0, 0.0, (w, h))
     coarse, coarse_view, detections = _detect_with_refined_plane(image, coarse, library, readable)
@@ -268,7 +276,8 @@ def _score_on_plane(
         stacking = stacking_order(view, items)
     item_mask = _item_mask(items, fit.plane, (w, h))
     cord = _CordOnTable(fit.plane, catalogue.string.length_mm, catalogue.string.thickness_mm)
-    boundary = _find_boundary(image, item_mask, catalogue.string.rgb, items, cord)
+    string_seen = None if segmentation is None else segmentation.probability("string")
+    boundary = _find_boundary(image, item_mask, catalogue.string.rgb, items, cord, string_seen)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary)
     seen = placed_items(items, stacking.z, catalogue)
@@ -521,11 +530,13 @@ def _find_boundary(
     string_rgb: tuple[int, int, int],
     items: list[IdentifiedItem],
     cord: _CordOnTable,
+    string_seen: np.ndarray | None,
 ) -> Boundary | None:
     """The string loop (working px), or None: searched with the string's catalogue colour,
-    then, if no loop is found, with that colour under the light measured on the items, and
-    last without the item mask (only a hint of where the string may hide). Only loops as long
-    as the cord on the table are taken."""
+    then, if no loop is found, with that colour under the light measured on the items, then
+    without the item mask (only a hint of where the string may hide), and last where the
+    segmenter sees the string (``string_seen``, its probability map, or None). Only loops as
+    long as the cord on the table are taken."""
     lit_rgb = _lit_string_rgb(string_rgb, items)
     width_px = cord.width_px(items)
     for colour in dict.fromkeys([string_rgb, lit_rgb]):
@@ -538,9 +549,19 @@ def _find_boundary(
         )
         if boundary is not None:
             return boundary
-    return find_boundary(
+    boundary = find_boundary(
         image,
         string_rgb=string_rgb,
+        string_width_px=width_px,
+        length_fits=cord.length_fits,
+    )
+    if boundary is not None or string_seen is None:
+        return boundary
+    return find_boundary_where_seen(
+        image,
+        string_seen,
+        item_mask=item_mask,
+        string_rgb=lit_rgb,
         string_width_px=width_px,
         length_fits=cord.length_fits,
     )
@@ -765,10 +786,15 @@ def _players(placed: tuple[PlacedItem, ...], catalogue: Catalogue) -> list[str]:
     return [c for c in catalogue.color_names if c in shown]
 
 
-def _warnings(items: list[IdentifiedItem], boundary) -> list[str]:
+def _warnings(items: list[IdentifiedItem], boundary: Boundary | None) -> list[str]:
     warnings = []
     if boundary is None:
         warnings.append("no boundary string found: no item is anchored, every score is 0")
+    elif not boundary.by_colour:
+        warnings.append(
+            "the boundary string's colour could not be told from the table; it was traced "
+            "where the learned segmenter sees it: check the boundary in the photo"
+        )
     return warnings
 
 

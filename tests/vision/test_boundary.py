@@ -12,8 +12,14 @@ import pytest
 import shapely
 
 from vision._string_color import HUE_SIGMA_DEG, StringColour, calibrate, string_likelihood
-from vision.boundary import DEFAULT_STRING_RGB, Boundary, find_boundary
+from vision.boundary import (
+    DEFAULT_STRING_RGB,
+    Boundary,
+    find_boundary,
+    find_boundary_where_seen,
+)
 from vision.load import load_photo
+from vision.segmentation import segmenter
 
 STRING_BGR = (146, 211, 228)
 
@@ -224,6 +230,38 @@ def test_table_without_string_gives_none(item_mask_known: bool) -> None:
     assert find_boundary(image, item_mask=item_mask if item_mask_known else None) is None
 
 
+def _seen_by_a_segmenter(
+    loop: np.ndarray, size: tuple[int, int], image_size: tuple[int, int]
+) -> np.ndarray:
+    """A segmenter's string probability at its coarse resolution ``size`` (width, height) for
+    a working image of ``image_size``: the cord ``loop`` (working px) a model pixel wide at
+    0.45 (blurred below the argmax boundary, as a thin cord comes out), with gaps."""
+    width, height = size
+    scale = np.array([width / image_size[0], height / image_size[1]])
+    seen = np.zeros((height, width), np.float32)
+    points = np.round((loop + 0.5) * scale * 16 - 8).astype(np.int32)
+    for start in range(0, len(points), 120):  # 110 of every 120 points seen
+        cv2.polylines(seen, [points[start : start + 110]], False, 0.45, 1, cv2.LINE_AA, 4)
+    return seen
+
+
+def test_a_cord_of_the_tables_colour_is_traced_where_the_segmenter_sees_it() -> None:
+    """A straw cord on a straw table (held-out 0290: the cord's L* 61 and hue 106 against the
+    wood's 59 and 108) shows no colour of its own; where the segmenter sees it, its loop is
+    traced through the gaps, and marked as not found by colour."""
+    table = (118, 170, 182)
+    image, truth = _plain_table_with_cord(table, 5.0, (121, 172, 184), seed=13)
+    string_seen = _seen_by_a_segmenter(truth, (512, 384), (1600, 1200))
+    assert find_boundary(image, length_fits=_fits_cord_length(truth)) is None
+
+    found = find_boundary_where_seen(
+        image, string_seen, string_width_px=8.0, length_fits=_fits_cord_length(truth)
+    )
+    assert found is not None and not found.by_colour
+    assert _iou(found.polygon_px, truth) > 0.97
+    assert find_boundary_where_seen(image, np.zeros_like(string_seen)) is None
+
+
 @pytest.mark.parametrize(
     "image",
     [np.zeros((600, 800, 3), np.uint8), np.full((600, 800, 3), 255, np.uint8)],
@@ -295,6 +333,9 @@ def test_devset_photo_with_the_string_painted_out_gives_none(item_mask_known: bo
     painted = cv2.resize(painted, (width, height))
     image = np.where(band[..., None] > 0, painted, image)
     assert find_boundary(image, item_mask=item_mask if item_mask_known else None) is None
+    if item_mask_known:  # nor does the segmenter see a loop the colour search missed
+        string_seen = segmenter().segment(image).probability("string")
+        assert find_boundary_where_seen(image, string_seen, item_mask=item_mask) is None
 
 
 def test_synthetic_loop_under_an_item_missing_from_the_mask_still_closes() -> None:
