@@ -165,15 +165,15 @@ def find_boundary_where_seen(
     likelihood = np.minimum(likelihood / np.float32(SEEN_FULL_PROBABILITY), np.float32(1.0))
     cord_width = None if string_width_px is None else string_width_px / reduction
     fits = None if length_fits is None else _in_analysis_px(length_fits, reduction)
-    trace = None
-    for unexplained_gaps in (False, True):
-        search = _LoopSearch(small_bgr, search_items, unexplained_gaps, fits)
-        found, _ = search.loop_in(likelihood.copy(), cord_width)
-        if found is not None and (trace is None or _confidence(found) > _confidence(trace)):
-            trace = found
-        if not _weak(trace) or search_items.covered is None:
-            break
-    if trace is None or (_weak(trace) and not _seen_enough_on_table(trace)):
+    search = _LoopSearch(small_bgr, search_items, False, fits)
+    fragments = search.fragments_in(likelihood, cord_width)
+    trace = search.linked(fragments)
+    if search_items.covered is not None and _weak(trace):
+        # as in the colour search: the mask may lack an item the string hides under
+        retry = replace(search, unexplained_gaps=True).linked(fragments)
+        if retry is not None and (trace is None or _confidence(retry) > _confidence(trace)):
+            trace = retry
+    if not _reportable(trace):
         return None
     nominal = StringColour.from_rgb(string_rgb)
     colour = _calibrated_colour(small_bgr, nominal, trace, []) or nominal
@@ -241,7 +241,7 @@ def _search_at(
                 colour, trace = retry_colour, retry
         if not _weak(trace):
             break
-    if trace is None or (_weak(trace) and not _seen_enough_on_table(trace)):
+    if not _reportable(trace):
         return None
     return colour, trace
 
@@ -256,6 +256,12 @@ def _reduced(image_bgr: np.ndarray, reduction: int) -> np.ndarray:
     return cv2.resize(
         image_bgr[: size[1] * reduction, : size[0] * reduction], size, interpolation=cv2.INTER_AREA
     )
+
+
+def _reportable(trace: LoopTrace | None) -> bool:
+    """Whether a loop is reported: confident enough, or too weak only by the width's ruler
+    (:func:`_seen_enough_on_table`)."""
+    return trace is not None and (not _weak(trace) or _seen_enough_on_table(trace))
 
 
 def _seen_enough_on_table(trace: LoopTrace) -> bool:
@@ -340,15 +346,15 @@ class _LoopSearch:
     def loop(self, colour: StringColour) -> tuple[LoopTrace | None, list[Fragment]]:
         """Likelihood of ``colour``, ridges, centre-line fragments, and the closed loop through
         them (None if there is none)."""
-        return self.loop_in(string_likelihood(self.small_bgr, colour))
+        fragments = self.fragments_in(string_likelihood(self.small_bgr, colour))
+        return self.linked(fragments), fragments
 
-    def loop_in(
+    def fragments_in(
         self, likelihood: np.ndarray, cord_width_px: float | None = None
-    ) -> tuple[LoopTrace | None, list[Fragment]]:
-        """Ridges, centre-line fragments and the closed loop of an (H, W) float32 0..1
-        likelihood of string in the analysis image (modified in place: zero under items).
-        ``cord_width_px``: the width (analysis px) lengths are measured in, or None for the
-        ridges' own."""
+    ) -> list[Fragment]:
+        """Ridges and centre-line fragments of an (H, W) float32 0..1 likelihood of string in
+        the analysis image (modified in place: zero under items). ``cord_width_px``: the width
+        (analysis px) lengths are measured in, or None for the ridges' own."""
         if self.items.covered is not None:
             likelihood[self.items.covered] = 0.0
         ridges = ridge_maps(likelihood)
@@ -358,13 +364,16 @@ class _LoopSearch:
         fragments = extract_fragments(centre_line_mask(ridges), ridges)
         if self.items.distance_px is not None:
             fragments = weigh_item_contact(fragments, self.items.distance_px)
-        trace = link_loop(
+        return fragments
+
+    def linked(self, fragments: list[Fragment]) -> LoopTrace | None:
+        """The closed loop through ``fragments`` (None if there is none)."""
+        return link_loop(
             fragments,
             self.items.gap_mask,
             unexplained_gaps=self.unexplained_gaps,
             length_fits=self.length_fits,
         )
-        return trace, fragments
 
 
 def _alternative_colours(
