@@ -66,6 +66,8 @@ _ICON_SHIFT_GAIN = 0.85
 #: many of its pixels.
 _ICON_STEP_MM = 0.5
 _MAX_ICON_SAMPLES = 2048
+#: The art's focus is told on at most this many of the coaster's judged pixels.
+_MAX_FOCUS_SAMPLES = 4096
 
 
 @dataclass(frozen=True)
@@ -177,13 +179,46 @@ def _compared(
     (one of :data:`vision.identify.FOCUS_BLUR_MM`) as explains the ``judged`` pixels (box-sized
     bool) best: the identification's focus was told on pixels that may lie under other items.
     A sharp art against a coaster seen out of focus disagrees all along the icons' edges, in
-    blobs as large as a cover."""
+    blobs as large as a cover; a blurred art against a sharp coaster disagrees as much.
+
+    "Best" is told by the error the covers are then judged by, which allows the pose's
+    :data:`_SHIFT_MM`: told without it, a pose a pixel off favours the most blurred art, whose
+    smeared edges disagree less with edges a pixel away than the sharp art in place does."""
     sigma = max(0.5, _BLUR_MM * view.px_per_mm)
     seen = [as_seen(view, replace(item, focus_blur_mm=blur_mm)) for blur_mm in FOCUS_BLUR_MM]
     observed = cv2.GaussianBlur(seen[0][0], (0, 0), sigma)
     predictions = [cv2.GaussianBlur(predicted, (0, 0), sigma) for _, predicted in seen]
-    errors = [np.median(np.abs(observed[judged] - p[judged]).sum(axis=1)) for p in predictions]
+    shift = max(1, round(_SHIFT_MM * view.px_per_mm))
+    samples = _spread_samples(judged, _MAX_FOCUS_SAMPLES)
+    errors = [_median_shifted_error(observed, p, samples, shift) for p in predictions]
     return observed, predictions[int(np.argmin(errors))]
+
+
+def _spread_samples(region: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of at most ``most`` of the ``region`` pixels, evenly spread."""
+    ys, xs = np.nonzero(region)
+    if len(ys) > most:
+        keep = np.linspace(0, len(ys) - 1, most).astype(int)
+        ys, xs = ys[keep], xs[keep]
+    return ys, xs
+
+
+def _median_shifted_error(
+    observed: np.ndarray,
+    predicted: np.ndarray,
+    samples: tuple[np.ndarray, np.ndarray],
+    shift: int,
+) -> float:
+    """Median over the ``samples`` pixels (row, column indices) of :func:`_shifted_error` at
+    the art's own placement (summed BGR levels)."""
+    ys, xs = samples
+    if len(ys) == 0:
+        return 0.0
+    h, w = observed.shape[:2]
+    steps = range(-shift, shift + 1)
+    dy, dx = np.array([(y, x) for y in steps for x in steps]).T[:, :, None]
+    moved = predicted[(ys - dy) % h, (xs - dx) % w]  # np.roll(predicted, (dy, dx)) there
+    return float(np.median(np.abs(observed[ys, xs] - moved).sum(axis=2).min(axis=0)))
 
 
 def _print_shows(observed: np.ndarray, predicted: np.ndarray) -> bool:
@@ -255,10 +290,7 @@ def _icon_placed(
     most :data:`_MAX_ICON_SAMPLES` of them), or None when no shift does clearly better than
     none (:data:`_ICON_ERROR_PERCENTILE`, :data:`_ICON_SHIFT_GAIN`)."""
     h, w = region.shape
-    ys, xs = np.nonzero(region)
-    if len(ys) > _MAX_ICON_SAMPLES:  # evenly spread, enough for a percentile
-        keep = np.linspace(0, len(ys) - 1, _MAX_ICON_SAMPLES).astype(int)
-        ys, xs = ys[keep], xs[keep]
+    ys, xs = _spread_samples(region, _MAX_ICON_SAMPLES)  # enough for a percentile
     steps = range(-(reach // step) * step, reach + 1, step)
     shifts = [(dy, dx) for dy in steps for dx in steps]
     dy, dx = np.array(shifts).T[:, :, None]
