@@ -98,12 +98,12 @@ def recheck_type(
     better than the coaster's (the two compared without each other's cover): the coaster is
     a second reading, through one of its icons, of a coaster found already."""
     side, pose = coaster.side, coaster.pose
-    local = _local_view(view, side, pose)
+    local = local_view(view, side, pose)
     covered = covered_mask(local, others)
     arts = ink_arts(library, side, local.px_per_mm)
     if art_correlation(local, arts, pose, covered) >= MIN_CORRELATION:
         return coaster
-    rivals = _rival_placements(library, side, pose, coaster.points_local_mm)
+    rivals = rival_placements(library, side, pose, coaster.points_local_mm)
     placements = [(rival_side, p) for rival_side, poses in rivals for p in poses]
     twins = {id(t): t for t in (_placed_as(p, others) for p in placements) if t is not None}
     for twin in twins.values():
@@ -142,7 +142,7 @@ def _placed_as(placement: tuple[Side, ItemPose], items: list[Placement]) -> Plac
     return None
 
 
-def _rival_placements(
+def rival_placements(
     library: ArtLibrary, side: Side, pose: ItemPose, points_local_mm: np.ndarray
 ) -> list[tuple[Side, tuple[ItemPose, ...]]]:
     """Placements of other coaster faces that would show what the matched features saw, each
@@ -177,7 +177,7 @@ def _rival_placements(
     return out
 
 
-def _local_view(view: CanvasView, side: Side, pose: ItemPose) -> CanvasView:
+def local_view(view: CanvasView, side: Side, pose: ItemPose) -> CanvasView:
     """The part of ``view`` any rival placement of the coaster can reach (same pixels, same
     scale; its origin moved to the crop's corner)."""
     reach = (3 * side.shape.half_extent_mm + MAX_SHIFT_MM) * view.px_per_mm + 2

@@ -25,7 +25,9 @@
 6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`);
    decide again, on all the pixels no item above covers, the colour of coasters that their
    features' surroundings left a near tie (:func:`vision.colour_recheck.recheck_colours`; the
-   players' one-of-each and the stacking order follow any colour changed); and
+   players' one-of-each and the stacking order follow any colour changed); read again, or
+   drop, a face-up coaster whose colour shows its type already
+   (:func:`vision.owned_types.one_coaster_per_type`; the stacking order follows); and
    check every icon the items found leave visible against the photo: whatever else lies over
    it becomes a foreign object (:func:`vision.icon_covers.find_icon_covers`);
 7. find the boundary string (:func:`vision.boundary.find_boundary`; when no colour closes a
@@ -81,6 +83,7 @@ from vision.load import LoadedPhoto, load_photo
 from vision.napkins import border_agreement, face_by_border, find_napkins, fit_to_lines
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
+from vision.owned_types import one_coaster_per_type
 from vision.ownership import one_of_each
 from vision.parallax import onto_table
 from vision.plane import (
@@ -271,8 +274,12 @@ def _score_on_plane(
     items = one_of_each(library, view, _napkins_on_their_lines(library, view, items))
     stacking = stacking_order(view, items)
     rechecked = recheck_colours(library, view, items, stacking.z)
-    if any(new is not old for new, old in zip(rechecked, items, strict=True)):
+    if _changed(rechecked, items):
         items = one_of_each(library, view, rechecked)
+        stacking = stacking_order(view, items)
+    retyped = one_coaster_per_type(library, view, items, stacking.z)
+    if _changed(retyped, items):
+        items = retyped
         stacking = stacking_order(view, items)
     item_mask = _item_mask(items, fit.plane, (w, h))
     cord = _CordOnTable(fit.plane, catalogue.string.length_mm, catalogue.string.thickness_mm)
@@ -319,6 +326,11 @@ def _score_on_plane(
         photo=loaded,
         icon_centers_px=_icon_centres(seen, catalogue, fit.plane, loaded.working_to_displayed),
     )
+
+
+def _changed(new: list[IdentifiedItem], old: list[IdentifiedItem]) -> bool:
+    """Whether a stage replaced or dropped any of the items ``old`` (it keeps their order)."""
+    return len(new) != len(old) or any(a is not b for a, b in zip(new, old, strict=True))
 
 
 def _icon_centres(
