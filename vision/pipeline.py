@@ -25,8 +25,8 @@
 6. decide the stacking order from the overlaps (:func:`vision.occlusion.stacking_order`);
    decide again, on all the pixels no item above covers, the colour of coasters that their
    features' surroundings left a near tie (:func:`vision.colour_recheck.recheck_colours`; the
-   players' one-of-each and the stacking order follow any colour changed); read again, or
-   drop, a face-up coaster whose colour shows its type already
+   players' one-of-each and the stacking order follow any colour changed); read again a
+   face-up coaster whose colour shows its type already, as a type its colour has not shown
    (:func:`vision.owned_types.one_coaster_per_type`; the stacking order follows); and
    check every icon the items found leave visible against the photo: whatever else lies over
    it becomes a foreign object (:func:`vision.icon_covers.find_icon_covers`);
@@ -83,7 +83,7 @@ from vision.load import LoadedPhoto, load_photo
 from vision.napkins import border_agreement, face_by_border, find_napkins, fit_to_lines
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
-from vision.owned_types import one_coaster_per_type
+from vision.owned_types import one_coaster_per_type, type_conflicts
 from vision.ownership import one_of_each
 from vision.parallax import onto_table
 from vision.plane import (
@@ -286,7 +286,7 @@ def _score_on_plane(
     string_seen = None if segmentation is None else segmentation.probability("string")
     boundary = _find_boundary(image, item_mask, catalogue.string.rgb, items, cord, string_seen)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
-    warnings = _warnings(items, boundary)
+    warnings = _warnings(items, boundary) + type_conflicts(items)
     seen = placed_items(items, stacking.z, catalogue)
     covers = find_icon_covers(view, catalogue, items, stacking.z, fit.plane)
     on_table = onto_table(fit.plane, seen, covers, catalogue)
