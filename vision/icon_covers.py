@@ -47,6 +47,11 @@ MIN_COVER_PHOTO_PIXELS = 9.0
 #: (standard deviation, BGR levels) and the photo correlates with it at least this well.
 MIN_PRINT_STD_LEVELS = 15.0
 MIN_PRINT_CORRELATION = 0.9
+#: Where the art is too flat for that, a blob is a shadow when it darkens the art to this
+#: share of its brightness or more (a dark object over it takes far more), keeping its colour:
+#: chromaticities (each channel's share of the sum) within this distance.
+MIN_SHADOW_BRIGHTNESS = 0.35
+MAX_SHADOW_CHROMA_SHIFT = 0.04
 #: Pixels this close to the outline of an item above, or of a face-down coaster, are left to
 #: the geometry (mm).
 EDGE_MARGIN_MM = 2.0
@@ -141,7 +146,7 @@ def _covers_of(
             continue
         pixels = labels == blob
         touched = [icon_id for icon_id, mask in icons.items() if (pixels & mask).any()]
-        if not touched or _print_shows(observed[pixels], predicted[pixels]):
+        if not touched or _light_only(observed[pixels], predicted[pixels]):
             continue
         contours, _ = cv2.findContours(
             pixels.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
@@ -221,14 +226,36 @@ def _median_shifted_error(
     return float(np.median(np.abs(observed[ys, xs] - moved).sum(axis=2).min(axis=0)))
 
 
+def _light_only(observed: np.ndarray, predicted: np.ndarray) -> bool:
+    """Whether a disagreeing blob is light, not something lying on the coaster, given the
+    photo's and the lit art's BGR levels over its pixels ((N, 3) each): the art's print shows
+    through it (:func:`_print_shows`), or, over art too flat to show a print, it is a shadow
+    (:func:`_shadow_on_flat_art`)."""
+    if predicted.std() < MIN_PRINT_STD_LEVELS:
+        return _shadow_on_flat_art(observed, predicted)
+    return _print_shows(observed, predicted)
+
+
+def _shadow_on_flat_art(observed: np.ndarray, predicted: np.ndarray) -> bool:
+    """Whether the blob darkens the art by a shadow's amount (to :data:`MIN_SHADOW_BRIGHTNESS`
+    of its brightness, not below, and not brighter) and keeps its colour
+    (:data:`MAX_SHADOW_CHROMA_SHIFT`): an item lying above casts such shadows on the flat
+    ground around a coaster's icons; a stick, a crumb or a coin changes the colour or the
+    brightness far more."""
+    seen, art = observed.mean(axis=0), predicted.mean(axis=0)
+    brightness = float(seen.sum()) / max(float(art.sum()), 1e-6)
+    shift = float(
+        np.abs(seen / max(float(seen.sum()), 1e-6) - art / max(float(art.sum()), 1e-6)).max()
+    )
+    return MIN_SHADOW_BRIGHTNESS <= brightness < 1.0 and shift <= MAX_SHADOW_CHROMA_SHIFT
+
+
 def _print_shows(observed: np.ndarray, predicted: np.ndarray) -> bool:
     """Whether the art's print still shows through a disagreeing blob, given the photo's and
     the lit art's BGR levels over its pixels ((N, 3) each): the art varies there
     (:data:`MIN_PRINT_STD_LEVELS`) and the photo follows it (:data:`MIN_PRINT_CORRELATION`).
     Something lying on an icon hides its print; a shadow or a glare darkens or pales it. A
     glare so bright that it washes the print out is still taken for a cover."""
-    if predicted.std() < MIN_PRINT_STD_LEVELS:
-        return False
     art = predicted.ravel() - predicted.mean()
     seen = observed.ravel() - observed.mean()
     correlation = float(seen @ art) / (float(np.linalg.norm(seen) * np.linalg.norm(art)) + 1e-9)

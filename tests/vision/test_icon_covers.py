@@ -184,3 +184,29 @@ def test_a_sharp_coaster_off_its_pose_is_compared_with_its_sharp_art(catalogue, 
     cv2.circle(photo, _icon_centre_px(catalogue, coaster, icon.id), 9, (175, 178, 180), -1)
     covers = find_icon_covers(CanvasView(photo, (0.0, 0.0), PPM), catalogue, [item], [0])
     assert icon.id in {i for c in covers for i in c.icon_ids}
+
+
+@pytest.mark.parametrize(("lying", "covers"), [("shadow", False), ("crumb", True)])
+def test_a_shadow_on_flat_print_below_an_icon_is_no_cover_but_a_crumb_is(
+    catalogue, lying, covers
+) -> None:
+    """An item lying above casts a shadow on the flat gray ground of a coaster, up to the
+    beer mug's outline: too flat a print to show through it, but it keeps the ground's colour
+    and darkens it as light does. A brown crumb of the same shape there covers the mug."""
+    beer = Placed(side(catalogue, "coaster", "beer"), "gray", (120.0, 110.0), 0.0)
+    image = _photo(catalogue, [beer]).astype(np.float32)
+    outline = catalogue.coaster_type("beer").icon("beer").outline_mm.exterior.coords
+    mug_px = ItemPose(beer.center_mm, beer.angle_rad).local_to_table(np.asarray(outline)) * PPM
+    bottom = int(mug_px[:, 1].max())
+    band = np.zeros(image.shape[:2], np.float32)  # from the mug's bottom 9 mm down
+    cv2.rectangle(
+        band, (int(mug_px[:, 0].min()), bottom - 1), (int(mug_px[:, 0].max()), bottom + 14), 1.0, -1
+    )
+    band = cv2.GaussianBlur(band, (0, 0), 1.0)[:, :, None]
+    if lying == "shadow":
+        image = image * (1.0 - 0.45 * band)
+    else:
+        image = image * (1.0 - band) + np.array([40.0, 60.0, 95.0], np.float32) * band
+    view = CanvasView(np.clip(image, 0, 255).astype(np.uint8), (0.0, 0.0), PPM)
+    found = find_icon_covers(view, catalogue, [_identified(catalogue, view, beer)], [0])
+    assert ("beer" in {i for c in found for i in c.icon_ids}) is covers
