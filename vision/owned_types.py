@@ -180,7 +180,8 @@ def _best_reading(
     best: _Reading | None = None
     for side in sides:
         arts = ink_arts(library, side, local.px_per_mm)
-        poses = [coaster.pose, *placements[side]]
+        # a face of the coaster's own shape is among the placements at its pose already
+        poses = list(dict.fromkeys([coaster.pose, *placements[side]]))
         start = max(poses, key=lambda p: art_correlation(local, arts, p, covered, MIN_CLEAR_SHARE))
         score, refined = refine_pose(local, arts, start, covered, MIN_CLEAR_SHARE)
         if best is None or score > best.correlation:
