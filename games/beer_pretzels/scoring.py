@@ -191,6 +191,7 @@ def score_scene(
     *,
     removed_types: Collection[str] | None = None,
     cord_touch_mm: float = TOUCH_MM,
+    link_touch_mm: float = TOUCH_MM,
 ) -> SceneScore:
     """Score one round.
 
@@ -199,8 +200,10 @@ def score_scene(
     rule, :data:`FIVE_PLAYER_REMOVED_TYPES` when five colours play). ``cord_touch_mm``: the gap
     (mm) up to which an item is taken to touch the string: the rule's :data:`TOUCH_MM` for exact
     geometry; a scene measured from a photo may allow for the error of the measured cord
-    (:data:`vision.pipeline.CORD_CONTACT_ALLOWANCE_MM`). Raises :class:`SceneError` for a scene
-    that cannot be scored.
+    (:data:`vision.pipeline.CORD_CONTACT_ALLOWANCE_MM`). ``link_touch_mm``: likewise the gap
+    (mm) up to which two items are taken to touch (:data:`TOUCH_MM` for exact geometry;
+    :data:`vision.pipeline.LINK_CONTACT_ALLOWANCE_MM` allows for measured poses). Raises
+    :class:`SceneError` for a scene that cannot be scored.
     """
     cat = catalogue if catalogue is not None else load_catalogue()
     colors = _players_in_play(scene, cat, players)
@@ -222,8 +225,10 @@ def score_scene(
 
     reach = max(TOUCH_MM, cord_touch_mm) + UNCERTAIN_MM
     anchor_gaps = region_gaps_mm(region, shapes, cores, polygons, reach)
-    link_pairs, link_gaps = _link_gaps(shapes, cores, polygons)
-    counting = _counting(anchor_gaps, link_pairs, link_gaps, len(in_play), cord_touch_mm)
+    link_pairs, link_gaps = _link_gaps(shapes, cores, polygons, link_touch_mm)
+    counting = _counting(
+        anchor_gaps, link_pairs, link_gaps, len(in_play), cord_touch_mm, link_touch_mm
+    )
 
     icon_results = _icon_results(scene, cat, in_play, shapes, polygons, foreign, warnings)
 
@@ -346,10 +351,11 @@ def _foreign_polygons(scene: Scene) -> list[BaseGeometry]:
 
 
 def _link_gaps(
-    shapes: RoundedShapes, cores: np.ndarray, polygons: np.ndarray
+    shapes: RoundedShapes, cores: np.ndarray, polygons: np.ndarray, link_touch_mm: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs ``(i, j)``, i < j, of items within reach of a link decision, and their gaps."""
-    reach = TOUCH_MM + UNCERTAIN_MM
+    """Pairs ``(i, j)``, i < j, of items within reach of a link decision (touching up to
+    ``link_touch_mm``), and their gaps (mm)."""
+    reach = max(TOUCH_MM, link_touch_mm) + UNCERTAIN_MM
     left, right = pairs_within_mm(polygons, polygons, reach)
     keep = left < right
     left, right = left[keep], right[keep]
@@ -378,6 +384,7 @@ def _counting(
     link_gaps: np.ndarray,
     n: int,
     cord_touch_mm: float,
+    link_touch_mm: float,
 ) -> _Counting:
     """Which items count, and which would flip if the near-threshold gaps went the other way.
 
@@ -386,9 +393,9 @@ def _counting(
     near-threshold anchor or link among the items it is (possibly) linked with.
     """
     anchor_margin = np.abs(anchor_gaps - cord_touch_mm)
-    link_margin = np.abs(link_gaps - TOUCH_MM)
+    link_margin = np.abs(link_gaps - link_touch_mm)
     anchored = anchor_gaps <= cord_touch_mm
-    linked = link_gaps <= TOUCH_MM
+    linked = link_gaps <= link_touch_mm
     anchor_unsure = anchor_margin <= UNCERTAIN_MM
     link_unsure = link_margin <= UNCERTAIN_MM
     counted = _components(pairs[linked], n, anchored) > 0

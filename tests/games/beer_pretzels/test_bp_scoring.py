@@ -156,6 +156,24 @@ def test_a_measured_scene_may_allow_for_the_cords_error(gap_mm, anchored):
     assert result.items[1].counted is False
 
 
+@pytest.mark.parametrize(("gap_mm", "linked"), [(0.4, True), (1.4, True), (1.6, False)])
+def test_a_measured_scene_may_allow_for_the_poses_error_between_items(gap_mm, linked):
+    """With ``link_touch_mm`` two items up to that gap apart touch, the decision uncertain;
+    the cord keeps its own touch gap."""
+    x = CORD_EDGE + COASTER_RADIUS - 10.0  # lies 10 mm over the cord: anchored
+    beside = x + 2 * COASTER_RADIUS + gap_mm  # outside the loop, 75 mm and more from the cord
+    result = score_scene(
+        scene(coaster("red", "three", x, 0, 0), coaster("red", "soft", beside, 0, 1)),
+        link_touch_mm=1.5,
+    )
+    assert result.items[0].counted and not result.items[0].uncertain
+    assert result.items[1].counted is linked and result.items[1].uncertain
+    exact = score_scene(
+        scene(coaster("red", "three", x, 0, 0), coaster("red", "soft", beside, 0, 1))
+    )
+    assert exact.items[1].counted is (gap_mm <= 0.5)
+
+
 def test_coaster_touching_only_the_string_from_outside_counts():
     # Its edge lies over the cord (1 mm past the centre line) but nowhere inside the loop.
     x = 300.0 + 1.0 + COASTER_RADIUS
