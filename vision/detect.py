@@ -485,7 +485,10 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
         if small:
             planes.append(_coarse_plane(small, features, factor, (w, h)))
     if not planes:
-        raise NoGameFound("no Beer & Pretzels coaster is clearly visible in the photo")
+        raise NoGameFound(
+            "no Beer & Pretzels coaster is clearly visible in the photo; if the game is in it, "
+            "take the photo closer, in good light, holding the phone still"
+        )
     return planes
 
 

@@ -75,7 +75,7 @@ def test_detect_sides_finds_every_item_with_its_pose(small_table, catalogue) -> 
 def test_blank_table_has_no_game(catalogue) -> None:
     image = np.full((600, 800, 3), (60, 90, 120), np.uint8)
     image[::7] = 40  # some texture, no items
-    with pytest.raises(NoGameFound):
+    with pytest.raises(NoGameFound, match="take the photo closer"):  # says what to do
         coarse_table_plane(image, art_library(catalogue))
 
 
