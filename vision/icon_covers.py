@@ -252,8 +252,9 @@ def _shadow_on_flat_art(observed: np.ndarray, predicted: np.ndarray) -> bool:
 
 def _print_shows(observed: np.ndarray, predicted: np.ndarray) -> bool:
     """Whether the art's print still shows through a disagreeing blob, given the photo's and
-    the lit art's BGR levels over its pixels ((N, 3) each): the art varies there
-    (:data:`MIN_PRINT_STD_LEVELS`) and the photo follows it (:data:`MIN_PRINT_CORRELATION`).
+    the lit art's BGR levels over its pixels ((N, 3) each), where the art varies
+    (:data:`MIN_PRINT_STD_LEVELS`, told by :func:`_light_only`): the photo follows it
+    (:data:`MIN_PRINT_CORRELATION`).
     Something lying on an icon hides its print; a shadow or a glare darkens or pales it. A
     glare so bright that it washes the print out is still taken for a cover."""
     art = predicted.ravel() - predicted.mean()
