@@ -1,7 +1,7 @@
 """Draw a scored photo: boundary, item outlines (counted or not), icons ticked/crossed, money.
 
-Works on the contract dict (displayed-photo pixels) and the image it was computed from; the
-caller gives ``displayed_to_image`` (image px per displayed px) to draw on a working image.
+Works on the contract dict (displayed-photo pixels) and the working image it was computed from;
+the caller gives the working image's reduction (``LoadedPhoto.working_to_displayed``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from games.beer_pretzels.catalogue import load_catalogue
+from vision.load import displayed_to_working_px
 
 #: BGR colours of the drawing.
 _COUNTED = (60, 200, 60)
@@ -25,10 +26,13 @@ _CROSS = (40, 40, 240)
 def annotate(
     image_bgr: np.ndarray,
     contract: dict[str, Any],
-    displayed_to_image: float,
+    working_to_displayed: float,
     icon_centers_px: list[list[tuple[float, float]]] | None = None,
 ) -> np.ndarray:
-    """A copy of ``image_bgr`` with the contract drawn on it (BGR uint8).
+    """A copy of ``image_bgr`` (the working image) with the contract drawn on it (BGR uint8).
+
+    The contract's px are the displayed photo's; ``working_to_displayed`` is the working image's
+    reduction (:func:`vision.load.displayed_to_working_px`).
 
     ``icon_centers_px``: per contract item, its icons' centres (displayed px) in the order of
     its ``icons``; without them the marks are drawn in a row at the item's centre.
@@ -38,7 +42,7 @@ def annotate(
     thick = max(1, round(max(h, w) / 700))
 
     def px(points: Any) -> np.ndarray:
-        return np.round(np.asarray(points, float) * displayed_to_image).astype(np.int32)
+        return np.round(displayed_to_working_px(points, working_to_displayed)).astype(np.int32)
 
     boundary = contract.get("boundary_px")
     if boundary:

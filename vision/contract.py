@@ -1,7 +1,8 @@
 """Build the public JSON contract (``spec/beer-and-pretzels.md``) of one scored photo.
 
 Pixel coordinates in the contract are in the photo AS DISPLAYED (EXIF applied): working-image
-pixels times ``working_to_displayed``. Item outlines are full (amodal) shapes, mapped from the
+pixels mapped by :func:`vision.load.working_to_displayed_px` (pixel centres at whole numbers, so
+a 2x reduction is a scale and half a pixel). Item outlines are full (amodal) shapes, mapped from the
 table plane through the fitted plane model (lens distortion included).
 """
 
@@ -17,6 +18,7 @@ from games.beer_pretzels.geometry import item_polygon_mm
 from games.beer_pretzels.scene import PlacedItem, Scene
 from games.beer_pretzels.scoring import SceneScore
 from vision.identify import IdentifiedItem
+from vision.load import working_to_displayed_px
 from vision.plane import TablePlane
 
 GAME = "beer-and-pretzels"
@@ -54,7 +56,9 @@ def placed_items(
 
 
 def _px(points: np.ndarray, plane: TablePlane, working_to_displayed: float) -> np.ndarray:
-    return plane.table_to_image(np.asarray(points, float)) * working_to_displayed
+    return working_to_displayed_px(
+        plane.table_to_image(np.asarray(points, float)), working_to_displayed
+    )
 
 
 def _round(points: np.ndarray) -> list[list[float]]:
@@ -143,6 +147,6 @@ def build_contract(
         "items": items,
         "boundary_px": None
         if boundary_px is None
-        else _round(np.asarray(boundary_px, float) * working_to_displayed),
+        else _round(working_to_displayed_px(boundary_px, working_to_displayed)),
         "warnings": all_warnings,
     }

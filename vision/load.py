@@ -91,13 +91,23 @@ class LoadedPhoto:
 
     def to_displayed_px(self, points_px: np.ndarray) -> np.ndarray:
         """(N, 2) float64 displayed-photo px of (N, 2) working-image px (x, y)."""
-        factor = self.working_to_displayed
-        return (np.asarray(points_px, dtype=np.float64) + 0.5) * factor - 0.5
+        return working_to_displayed_px(points_px, self.working_to_displayed)
 
     def to_working_px(self, points_px: np.ndarray) -> np.ndarray:
         """(N, 2) float64 working-image px of (N, 2) displayed-photo px (x, y)."""
-        factor = self.working_to_displayed
-        return (np.asarray(points_px, dtype=np.float64) + 0.5) / factor - 0.5
+        return displayed_to_working_px(points_px, self.working_to_displayed)
+
+
+def working_to_displayed_px(points_px: np.ndarray, working_to_displayed: float) -> np.ndarray:
+    """(N, 2) float64 displayed-photo px of (N, 2) working-image px (x, y), for a working
+    image reduced by ``working_to_displayed`` (pixel centres at whole numbers in both)."""
+    return (np.asarray(points_px, dtype=np.float64) + 0.5) * working_to_displayed - 0.5
+
+
+def displayed_to_working_px(points_px: np.ndarray, working_to_displayed: float) -> np.ndarray:
+    """(N, 2) float64 working-image px of (N, 2) displayed-photo px (x, y): the inverse of
+    :func:`working_to_displayed_px`."""
+    return (np.asarray(points_px, dtype=np.float64) + 0.5) / working_to_displayed - 0.5
 
 
 def sniff_format(data: bytes) -> PhotoFormat | None:

@@ -79,7 +79,7 @@ from vision.errors import NoGameFound
 from vision.hidden import distinct, find_hidden_coasters
 from vision.icon_covers import find_icon_covers
 from vision.identify import IdentifiedItem, identify, light_gains, with_pose
-from vision.load import LoadedPhoto, load_photo
+from vision.load import LoadedPhoto, load_photo, working_to_displayed_px
 from vision.napkins import border_agreement, face_by_border, find_napkins, fit_to_lines
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
@@ -159,7 +159,7 @@ class ScoredPhoto:
         image = annotate(
             self.photo.image_bgr,
             self.contract,
-            1 / self.photo.working_to_displayed,
+            self.photo.working_to_displayed,
             self.icon_centers_px,
         )
         h, w = image.shape[:2]
@@ -354,7 +354,11 @@ def _icon_centres(
     for item in seen:
         outlines = icon_polygons_mm(item, catalogue)
         centres = [np.asarray(poly.centroid.coords[0]) for poly in outlines.values()]
-        px = plane.table_to_image(np.array(centres)) * working_to_displayed if centres else []
+        px = (
+            working_to_displayed_px(plane.table_to_image(np.array(centres)), working_to_displayed)
+            if centres
+            else []
+        )
         out.append([(float(x), float(y)) for x, y in px])
     return out
 

@@ -293,12 +293,11 @@ def _devset_photo(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     truth = json.loads((DEVSET / f"{name}.json").read_text())
     photo = load_photo(DEVSET / f"{name}.jpg")
     height, width = photo.image_bgr.shape[:2]
-    to_working = 1.0 / photo.working_to_displayed
     item_mask = np.zeros((height, width), np.uint8)
     for item in truth["items"]:
-        outline = np.round(np.asarray(item["polygon_px"]) * to_working).astype(np.int32)
+        outline = np.round(photo.to_working_px(np.asarray(item["polygon_px"]))).astype(np.int32)
         cv2.fillPoly(item_mask, [outline], 1)
-    truth_loop = np.asarray(truth["boundary_px"]) * to_working
+    truth_loop = photo.to_working_px(np.asarray(truth["boundary_px"]))
     return photo.image_bgr, item_mask.astype(bool), truth_loop
 
 

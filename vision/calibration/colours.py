@@ -29,7 +29,7 @@ from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, load_catalo
 from vision.art import ArtLibrary, Side, art_library
 from vision.detect import CanvasView, coarse_table_plane, detect_sides, rectify
 from vision.identify import IdentifiedItem, identify, item_box, render, visible_mask
-from vision.load import load_photo
+from vision.load import load_photo, working_to_displayed_px
 from vision.plane import TablePlane
 
 #: A pixel tells colours apart when the colours' arts differ by more than this (levels).
@@ -78,8 +78,9 @@ class ColourScene:
 
     def center_px(self, k: int) -> tuple[float, float]:
         """Item ``k``'s centre in the photo as displayed (px)."""
-        x, y = self.plane.table_to_image(np.array([self.items[k].item.pose.center_mm]))[0]
-        return (float(x) * self.working_to_displayed, float(y) * self.working_to_displayed)
+        centre = self.plane.table_to_image(np.array([self.items[k].item.pose.center_mm]))
+        x, y = working_to_displayed_px(centre, self.working_to_displayed)[0]
+        return (float(x), float(y))
 
     def rows(self) -> list[ItemColourRow]:
         """The table the person confirms (detected colour proposed)."""
