@@ -193,26 +193,33 @@ def _verify(
     return HiddenCoaster(side, pose, points_local_mm, correlation, share)
 
 
-def distinct(found: list[HiddenCoaster], items: list[Placement]) -> list[HiddenCoaster]:
+def distinct(
+    found: list[HiddenCoaster], items: list[Placement], item_share: float = 0.5
+) -> list[HiddenCoaster]:
     """Best-correlated first; drop candidates that are an item, or a better candidate, seen
     again: their centres nearer than half the larger's extent when both have the same shape,
     than a quarter of it when not (every shape is tried at each place, and one of them is the
-    coaster; but a coaster a third in view under one of another shape can lie 27 mm from it)."""
-    taken = [(np.asarray(it.pose.center_mm), it.side.shape) for it in items]
+    coaster; but a coaster a third in view under one of another shape can lie 27 mm from it).
+    ``item_share``: the share of the larger's extent that tells an item of the same shape
+    seen again (default a half, as between candidates)."""
+    taken = [(np.asarray(it.pose.center_mm), it.side.shape, item_share) for it in items]
     kept = []
     for cand in sorted(found, key=lambda c: -c.correlation):
         centre = np.asarray(cand.pose.center_mm)
         shape = cand.side.shape
-        if any(_seen_again(centre, shape, t, s) for t, s in taken):
+        if any(_seen_again(centre, shape, t, s, share) for t, s, share in taken):
             continue
         kept.append(cand)
-        taken.append((centre, shape))
+        taken.append((centre, shape, 0.5))
     return kept
 
 
-def _seen_again(centre: np.ndarray, shape: Shape, other: np.ndarray, other_shape: Shape) -> bool:
+def _seen_again(
+    centre: np.ndarray, shape: Shape, other: np.ndarray, other_shape: Shape, same_share: float
+) -> bool:
     """Whether a coaster of ``shape`` at ``centre`` (table mm) is the one of ``other_shape`` at
-    ``other`` seen again (:func:`distinct`)."""
-    share = 0.5 if shape == other_shape else 0.25
+    ``other`` seen again (:func:`distinct`): nearer than ``same_share`` of the larger's extent
+    when both have the same shape, a quarter of it when not."""
+    share = same_share if shape == other_shape else 0.25
     reach = share * max(shape.half_extent_mm, other_shape.half_extent_mm)
     return bool(np.linalg.norm(centre - other) < reach)

@@ -287,6 +287,20 @@ def test_a_disc_coaster_half_under_a_square_one_is_found(catalogue, turn_deg):
     assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 1.0
 
 
+@pytest.mark.parametrize("gap_mm", [13.0, 15.0])
+def test_a_coaster_mostly_under_one_of_its_shape_is_not_taken_for_it_seen_again(catalogue, gap_mm):
+    """A soft coaster four fifths under a beer coaster (both discs, centres ``gap_mm`` apart):
+    its crescent's art is matched clear of the beer coaster, so it is a coaster of its own (its
+    icon lies under the beer coaster, so any disc type may be read there)."""
+    hidden = Placed(side(catalogue, "coaster", "soft"), "green", (200.0, 120.0), np.deg2rad(50))
+    above = Placed(
+        side(catalogue, "coaster", "beer"), "yellow", (200.0 + gap_mm, 121.0), np.deg2rad(-20)
+    )
+    coasters = _found_under(catalogue, hidden, above)
+    assert [c.side.shape for c in coasters] == [hidden.side.shape]
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 2.0
+
+
 def _found_under(catalogue, hidden: Placed, above: Placed):
     """The coasters found under the items found: ``above`` on ``hidden``, and a beer coaster
     beside them."""
@@ -317,6 +331,32 @@ def test_a_coaster_partly_under_an_item_the_segmenter_sees_is_compared_with_the_
         coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6, seen)
         assert [c.side for c in coasters] == expected
     assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 2.0
+
+
+@pytest.mark.parametrize("gap_mm", [62.0, 66.0])
+def test_a_coaster_partly_under_an_item_not_found_the_segmenter_sees_is_still_compared(
+    catalogue, monkeypatch, gap_mm
+):
+    """A coaster partly under a napkin found and partly under a coaster the features missed
+    (centres ``gap_mm`` apart): the segmenter sees the missed coaster's colour over 11-16% of
+    the disc searched for the hidden one. The hidden one's art is still compared there, and
+    found."""
+    hidden = Placed(side(catalogue, "coaster", "triple"), "green", (200.0, 120.0), 0.4)
+    missed = Placed(side(catalogue, "coaster", "double"), "blue", (200.0, 120.0 - gap_mm), 1.2)
+    napkin = Placed(side(catalogue, "napkin"), "yellow", (290.0, 125.0), np.deg2rad(10.0))
+    homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, [hidden, missed, napkin], homography, (640, 480))
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    found = [_Pose(napkin.side, ItemPose(napkin.center_mm, napkin.angle_rad))]
+    seen = _coasters_seen(plane, [(hidden.center_mm, 2), (missed.center_mm, 3)], PX_PER_MM * 1.6)
+    seen.probabilities[:, :, 2] *= 1 - seen.probabilities[:, :, 3]  # the missed one lies above
+    monkeypatch.setattr(outline_search, "partial_outline_peaks", lambda *args: [])
+    library = art_library(catalogue)
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6, seen)
+    hits = [c for c in coasters if c.side == hidden.side]
+    assert len(hits) == 1
+    assert np.hypot(*np.subtract(hits[0].pose.center_mm, hidden.center_mm)) < 2.0
 
 
 def test_a_coaster_the_segmenter_sees_beside_an_item_with_nothing_under_it_is_not_found(catalogue):
