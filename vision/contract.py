@@ -2,8 +2,8 @@
 
 Pixel coordinates in the contract are in the photo AS DISPLAYED (EXIF applied): working-image
 pixels mapped by :func:`vision.load.working_to_displayed_px` (pixel centres at whole numbers, so
-a 2x reduction is a scale and half a pixel). Item outlines are full (amodal) shapes, mapped from the
-table plane through the fitted plane model (lens distortion included).
+a 2x reduction is a scale and half a pixel). Item outlines are full (amodal) shapes, mapped
+from the table plane through the fitted plane model (lens distortion included).
 """
 
 from __future__ import annotations

@@ -226,7 +226,8 @@ def _confirm_all(
 ) -> list[HiddenCoaster]:
     """The coasters at ``peaks`` the art of one of ``sides`` confirms (:func:`_confirm`) showing
     at least ``min_art_share`` of their art clear of the items ``found``; best-correlated first,
-    none placed where an item found or a better one lies."""
+    none placed where an item found (within ``item_share`` of the larger's extent, same shape:
+    :func:`vision.hidden.distinct`) or a better one lies."""
     confirmed = []
     for peak in peaks:
         candidate = _confirm(image_bgr, plane, library, sides, peak, found, px_per_mm)
