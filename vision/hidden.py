@@ -193,8 +193,14 @@ def _verify(
     return HiddenCoaster(side, pose, points_local_mm, correlation, share)
 
 
+#: A coaster is another seen again when their centres lie nearer than this share of the
+#: larger's extent, both of one shape, or than the second share when not (:func:`distinct`).
+SAME_SHAPE_SHARE = 0.5
+OTHER_SHAPE_SHARE = 0.25
+
+
 def distinct(
-    found: list[HiddenCoaster], items: list[Placement], item_share: float = 0.5
+    found: list[HiddenCoaster], items: list[Placement], item_share: float = SAME_SHAPE_SHARE
 ) -> list[HiddenCoaster]:
     """Best-correlated first; drop candidates that are an item, or a better candidate, seen
     again: their centres nearer than half the larger's extent when both have the same shape,
@@ -210,7 +216,7 @@ def distinct(
         if any(_seen_again(centre, shape, t, s, share) for t, s, share in taken):
             continue
         kept.append(cand)
-        taken.append((centre, shape, 0.5))
+        taken.append((centre, shape, SAME_SHAPE_SHARE))
     return kept
 
 
@@ -220,6 +226,6 @@ def _seen_again(
     """Whether a coaster of ``shape`` at ``centre`` (table mm) is the one of ``other_shape`` at
     ``other`` seen again (:func:`distinct`): nearer than ``same_share`` of the larger's extent
     when both have the same shape, a quarter of it when not."""
-    share = same_share if shape == other_shape else 0.25
+    share = same_share if shape == other_shape else OTHER_SHAPE_SHARE
     reach = share * max(shape.half_extent_mm, other_shape.half_extent_mm)
     return bool(np.linalg.norm(centre - other) < reach)

@@ -64,7 +64,7 @@ from vision.art_fit import (
 from vision.correlation import Correlator
 from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.errors import NoGameFound
-from vision.hidden import HiddenCoaster, Placement, covered_mask, distinct
+from vision.hidden import SAME_SHAPE_SHARE, HiddenCoaster, Placement, covered_mask, distinct
 from vision.plane import ItemPose, TablePlane
 from vision.segmentation import CoasterProbabilities
 
@@ -222,7 +222,7 @@ def _confirm_all(
     found: list[Placement],
     px_per_mm: float,
     min_art_share: float = 0.0,
-    item_share: float = 0.5,
+    item_share: float = SAME_SHAPE_SHARE,
 ) -> list[HiddenCoaster]:
     """The coasters at ``peaks`` the art of one of ``sides`` confirms (:func:`_confirm`) showing
     at least ``min_art_share`` of their art clear of the items ``found``; best-correlated first,
