@@ -696,7 +696,7 @@ def _vote_instances(
     side = template.side
     radius_px = side.shape.half_extent_mm * template.px_per_mm * ratio
     src_all = template.points_mm[train].astype(np.float32)
-    cell_of = _vote_cells(side, template, log_scale, centre, angle)
+    votes = _VoteCounts(_vote_cells(side, template, log_scale, centre, angle))
     centres_by_x, image_by_x = _ByX(centre[:, 0]), _ByX(image_px[:, 0])
     # farthest a template feature lies from the side's centre (mm)
     reach_mm = float(np.sqrt((src_all.astype(np.float64) ** 2).sum(axis=1)).max())
@@ -706,11 +706,11 @@ def _vote_instances(
         idx = np.flatnonzero(alive)
         if len(idx) < min_inliers:
             break
-        counts = np.bincount(cell_of[idx])
-        top = int(np.argmax(counts))
-        if counts[top] < _MIN_VOTES:
+        top, count = votes.top()
+        if count < _MIN_VOTES:
             break
-        seed = idx[cell_of[idx] == top]
+        seed = votes.in_cell(top)
+        seed = seed[alive[seed]]
         mean_c = np.median(centre[seed], axis=0)
         mean_a = np.angle(np.exp(1j * angle[seed]).mean())
         mean_r = float(np.median(radius_px[seed]))
@@ -718,6 +718,7 @@ def _vote_instances(
         cand = centres_by_x.within(mean_c[0] - 0.5 * mean_r, mean_c[0] + 0.5 * mean_r)
         cand = cand[alive[cand]]
         alive[seed] = False
+        votes.remove(seed)
         d_angle = np.abs(np.angle(np.exp(1j * (angle[cand] - mean_a))))
         near = cand[
             (np.linalg.norm(centre[cand] - mean_c, axis=1) < 0.5 * mean_r)
@@ -750,8 +751,36 @@ def _vote_instances(
         if not (scale_ok and _is_plausible_view(t, model)):
             continue
         found.append(_Hypothesis(template, t, query[members], train[members]))
-        alive &= ~np.isin(query, query[members])
+        taken = np.flatnonzero(alive & np.isin(query, query[members]))
+        alive[taken] = False
+        votes.remove(taken)
     return found
+
+
+class _VoteCounts:
+    """How many live votes each Hough cell holds, as votes are taken out: ``cells`` (N, K) are
+    the K cells of each of N votes (:func:`_vote_cells`), numbered 0.. in their sorted order."""
+
+    def __init__(self, cells: np.ndarray) -> None:
+        self.cells = cells
+        flat = cells.ravel()
+        self.counts = np.bincount(flat)
+        order = np.argsort(flat, kind="stable")
+        self.votes_by_cell = order // cells.shape[1]
+        self.starts = np.searchsorted(flat[order], np.arange(len(self.counts) + 1))
+
+    def top(self) -> tuple[int, int]:
+        """The cell with the most live votes (the first in order on a tie) and their count."""
+        top = int(np.argmax(self.counts))
+        return top, int(self.counts[top])
+
+    def in_cell(self, cell: int) -> np.ndarray:
+        """Every vote (live or not) with ``cell`` among its cells, ascending."""
+        return self.votes_by_cell[self.starts[cell] : self.starts[cell + 1]]
+
+    def remove(self, taken: np.ndarray) -> None:
+        """Take the live votes ``taken`` (indices) out of their cells' counts."""
+        np.subtract.at(self.counts, self.cells[taken].ravel(), 1)
 
 
 class _ByX:
@@ -775,20 +804,34 @@ def _vote_cells(
     centre_px: np.ndarray,
     angle_rad: np.ndarray,
 ) -> np.ndarray:
-    """The Hough cell of each match's vote, as (N,) ids numbered in the cells' sorted order.
+    """The Hough cells of each match's vote, as (N, 16) ids numbered in the cells' sorted order.
 
     Cells are log2 scale bins, then centre cells (image px, sized with the scale bin), then
-    angle bins; ties between equally voted cells go to the first in that order.
+    angle bins; each vote goes to the two nearest bins in each of the four (as Lowe's), so that
+    a cluster straddling a bin border is still counted whole in one cell (with one bin per
+    vote, a shift of a fraction of a pixel splits it). Ties between equally voted cells go to
+    the first in that order.
     """
-    ls = np.floor(log_scale / _VOTE_LOG_SCALE).astype(np.int64)
-    cell = _VOTE_CELL * side.shape.half_extent_mm * template.px_per_mm
-    cell = cell * 2.0 ** ((ls + 0.5) * _VOTE_LOG_SCALE)
-    ix = np.floor(centre_px[:, 0] / cell).astype(np.int64)
-    iy = np.floor(centre_px[:, 1] / cell).astype(np.int64)
-    ia = np.floor((angle_rad % (2 * np.pi)) / _VOTE_ANGLE_RAD).astype(np.int64)
-    keys = np.stack([ls - ls.min(), ix - ix.min(), iy - iy.min(), ia], 1)
-    flat = np.ravel_multi_index(keys.T, keys.max(axis=0) + 1)
-    return np.unique(flat, return_inverse=True)[1].ravel()
+    n_angles = round(2 * np.pi / _VOTE_ANGLE_RAD)
+    u_scale = log_scale / _VOTE_LOG_SCALE - 0.5
+    u_angle = (angle_rad % (2 * np.pi)) / _VOTE_ANGLE_RAD - 0.5
+    keys = []
+    for ds in (0, 1):
+        ls = np.floor(u_scale).astype(np.int64) + ds
+        cell = _VOTE_CELL * side.shape.half_extent_mm * template.px_per_mm
+        cell = cell * 2.0 ** ((ls + 0.5) * _VOTE_LOG_SCALE)
+        ix0 = np.floor(centre_px[:, 0] / cell - 0.5).astype(np.int64)
+        iy0 = np.floor(centre_px[:, 1] / cell - 0.5).astype(np.int64)
+        for dx in (0, 1):
+            for dy in (0, 1):
+                for da in (0, 1):
+                    ia = (np.floor(u_angle).astype(np.int64) + da) % n_angles
+                    keys.append(np.stack([ls, ix0 + dx, iy0 + dy, ia], 1))
+    stacked = np.stack(keys, 1)  # (N, 16, 4)
+    flat_keys = stacked.reshape(-1, 4)
+    flat_keys = flat_keys - flat_keys.min(axis=0)
+    flat = np.ravel_multi_index(flat_keys.T, flat_keys.max(axis=0) + 1)
+    return np.unique(flat, return_inverse=True)[1].reshape(len(log_scale), -1)
 
 
 def _fit_transform(

@@ -9,9 +9,13 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import (
+    _VOTE_ANGLE_RAD,
+    _VOTE_CELL,
+    _VOTE_LOG_SCALE,
     CanvasView,
     _k_smallest,
     _sift_features,
+    _vote_cells,
     coarse_table_plane,
     coarse_table_planes,
     detect_sides,
@@ -292,3 +296,32 @@ def test_sift_finds_nothing_in_a_flat_image_or_outside_its_mask():
     points = _sift_features(image, mask).points
 
     assert len(points) > 100 and points[:, 0].max() < 1800
+
+
+@pytest.mark.parametrize("axis", ["x", "y", "angle", "scale"])
+def test_votes_straddling_a_cell_border_share_a_cell(catalogue, axis: str) -> None:
+    """Votes for one item that differ by a fraction of a cell, on both sides of a border in
+    any one of the four dimensions, are counted together in one cell: with one cell per vote
+    they split, and a cluster of a few votes (a small coaster) falls under the vote count."""
+    beer = side(catalogue, "coaster", "beer")
+    template = art_library(catalogue).template(beer, 2.0)
+    n = 6
+    log_scale = np.full(n, 0.2 * _VOTE_LOG_SCALE)
+    cell_px = _VOTE_CELL * beer.shape.half_extent_mm * 2.0
+    cell_px *= 2.0 ** (0.5 * _VOTE_LOG_SCALE)
+    centre_px = np.full((n, 2), 40.3 * cell_px)
+    angle_rad = np.full(n, 5.5 * _VOTE_ANGLE_RAD)
+    spread = np.linspace(-0.1, 0.1, n)  # of a cell, about a border
+    if axis == "x":
+        centre_px[:, 0] = (41.0 + spread) * cell_px
+    elif axis == "y":
+        centre_px[:, 1] = (41.0 + spread) * cell_px
+    elif axis == "angle":
+        angle_rad = (6.0 + spread) * _VOTE_ANGLE_RAD
+    else:
+        log_scale = (1.0 + spread) * _VOTE_LOG_SCALE
+    cells = _vote_cells(beer, template, log_scale, centre_px, angle_rad)
+    shared = set(cells[0].tolist())
+    for row in cells[1:]:
+        shared &= set(row.tolist())
+    assert shared
