@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+from shapely.geometry import LineString
 
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
 from vision.detect import CanvasView
@@ -37,6 +38,10 @@ from vision.plane import TablePlane
 #: exceeds this many times the item's median error, and at least :data:`MIN_MISMATCH_LEVELS`.
 MISMATCH_FACTOR = 3.0
 MIN_MISMATCH_LEVELS = 90.0
+#: A blob takes in the pixels around it that disagree by this share of that error or more:
+#: a stick or a crumb over an icon's print of its own colour disagrees less there than over
+#: the coaster's ground, and its blob would stop at the icon's edge.
+HYSTERESIS_SHARE = 0.5
 #: Disagreeing blobs on a coaster smaller than this (mm^2), or than this many pixels of the
 #: photo as decoded (working px), are noise, glare specks or JPEG artefacts; larger ones that
 #: reach an icon are covers.
@@ -139,25 +144,42 @@ def _covers_of(
     mismatch = cv2.morphologyEx(mismatch.astype(np.uint8), cv2.MORPH_OPEN, speckless)
     min_area_mm2 = max(MIN_COVER_AREA_MM2, MIN_COVER_PHOTO_PIXELS / photo_px_per_mm**2)
     min_pixels = min_area_mm2 * ppm * ppm
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mismatch, connectivity=8)
+    # each blob with the weaker disagreement around it that it reaches (hysteresis)
+    reached = ((error > HYSTERESIS_SHARE * threshold) & judged).astype(np.uint8) | mismatch
+    n, labels, _, _ = cv2.connectedComponentsWithStats(reached, connectivity=8)
+    strong = np.bincount(labels[mismatch > 0], minlength=n)
     covers = []
     for blob in range(1, n):
-        if stats[blob, cv2.CC_STAT_AREA] < min_pixels:
+        if strong[blob] < min_pixels:
             continue
         pixels = labels == blob
         touched = [icon_id for icon_id, mask in icons.items() if (pixels & mask).any()]
-        if not touched or _light_only(observed[pixels], predicted[pixels]):
+        core = pixels & (mismatch > 0)
+        if not touched or _light_only(observed[core], predicted[core]):
             continue
         contours, _ = cv2.findContours(
             pixels.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
         )
-        outline_px = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
-        if len(outline_px) < 3:
+        outline_px = _pixels_outline(max(contours, key=cv2.contourArea).reshape(-1, 2))
+        if outline_px is None:
             continue
         outline_mm = view.canvas_to_table(outline_px + np.array([x0, y0]))
-        area = float(stats[blob, cv2.CC_STAT_AREA]) / (ppm * ppm)
+        area = float(pixels.sum()) / (ppm * ppm)
         covers.append(IconCover(index, tuple(touched), outline_mm, area))
     return covers
+
+
+def _pixels_outline(contour_px: np.ndarray) -> np.ndarray | None:
+    """The outline (N, 2, box px) of the blob whose boundary pixels' centres ``contour_px``
+    (N, 2) traces (:func:`cv2.findContours`): half a pixel out from those centres, each pixel
+    being a unit square. A blob that reaches a pixel of an icon then overlaps the icon's
+    outline; its traced centres alone stop half a pixel short of it. None for a single pixel."""
+    if len(contour_px) < 2:
+        return None
+    ring = LineString(np.vstack([contour_px, contour_px[:1]]).astype(np.float64))
+    grown = ring.buffer(0.5, join_style="mitre", cap_style="square")
+    exterior = grown.geoms[0].exterior if grown.geom_type == "MultiPolygon" else grown.exterior
+    return np.asarray(exterior.coords)[:-1]
 
 
 def _icon_masks(

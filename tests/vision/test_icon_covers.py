@@ -9,6 +9,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from shapely.geometry import Polygon
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
@@ -210,3 +211,21 @@ def test_a_shadow_on_flat_print_below_an_icon_is_no_cover_but_a_crumb_is(
     view = CanvasView(np.clip(image, 0, 255).astype(np.uint8), (0.0, 0.0), PPM)
     found = find_icon_covers(view, catalogue, [_identified(catalogue, view, beer)], [0])
     assert ("beer" in {i for c in found for i in c.icon_ids}) is covers
+
+
+def test_a_stick_of_the_pretzels_brown_reaching_into_an_icon_covers_it(catalogue, triple) -> None:
+    """A pretzel stick (5 mm thick, of the printed pretzel's brown, a little out of focus) from
+    the coaster's ground to the middle of a pretzel icon: over the ground it disagrees with the
+    art at once; over the icon's print only weakly, and the blob of the strong part alone stops
+    near the icon's edge (5 mm^2 into it). The cover found reaches into the icon."""
+    image = _photo(catalogue, [triple])
+    centre = np.array(_icon_centre_px(catalogue, triple, "p2"))
+    outside = centre + np.round(np.array([np.cos(4.0), np.sin(4.0)]) * 30 * PPM).astype(int)
+    cv2.line(image, tuple(map(int, outside)), tuple(map(int, centre)), (52, 123, 204), 8)
+    view = CanvasView(cv2.GaussianBlur(image, (0, 0), 1.0), (0.0, 0.0), PPM)
+    covers = find_icon_covers(view, catalogue, [_identified(catalogue, view, triple)], [0])
+    icon = catalogue.coaster_type("triple").icon("p2")
+    pose = ItemPose(triple.center_mm, triple.angle_rad)
+    icon_mm = Polygon(pose.local_to_table(np.asarray(icon.outline_mm.exterior.coords)))
+    reached = sum(Polygon(c.outline_mm).buffer(0).intersection(icon_mm).area for c in covers)
+    assert reached > 20.0  # mm^2: well into the icon (the stick covers about 60 there)
