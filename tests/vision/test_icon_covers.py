@@ -14,7 +14,7 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import CanvasView
-from vision.icon_covers import find_icon_covers
+from vision.icon_covers import _pixels_outline, find_icon_covers
 from vision.identify import FOCUS_BLUR_MM, IdentifiedItem, render
 from vision.plane import ItemPose, TablePlane
 
@@ -229,3 +229,12 @@ def test_a_stick_of_the_pretzels_brown_reaching_into_an_icon_covers_it(catalogue
     icon_mm = Polygon(pose.local_to_table(np.asarray(icon.outline_mm.exterior.coords)))
     reached = sum(Polygon(c.outline_mm).buffer(0).intersection(icon_mm).area for c in covers)
     assert reached > 20.0  # mm^2: well into the icon (the stick covers about 60 there)
+
+
+def test_a_covers_outline_runs_around_its_pixels_not_through_their_centres() -> None:
+    """A blob of 3 x 2 pixels is outlined as the 3 x 2 px rectangle its pixels cover: one that
+    reaches a pixel of an icon then overlaps the icon's outline."""
+    centres = np.array([[0, 0], [0, 1], [2, 1], [2, 0]])  # as cv2.findContours traces them
+    outline = Polygon(_pixels_outline(centres))
+    assert outline.area == pytest.approx(6.0)
+    assert outline.bounds == pytest.approx((-0.5, -0.5, 2.5, 1.5))
