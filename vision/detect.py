@@ -815,18 +815,17 @@ def _vote_cells(
     n_angles = round(2 * np.pi / _VOTE_ANGLE_RAD)
     u_scale = log_scale / _VOTE_LOG_SCALE - 0.5
     u_angle = (angle_rad % (2 * np.pi)) / _VOTE_ANGLE_RAD - 0.5
+    angle_bins = [(np.floor(u_angle).astype(np.int64) + da) % n_angles for da in (0, 1)]
+    unit_cell = _VOTE_CELL * side.shape.half_extent_mm * template.px_per_mm
     keys = []
     for ds in (0, 1):
         ls = np.floor(u_scale).astype(np.int64) + ds
-        cell = _VOTE_CELL * side.shape.half_extent_mm * template.px_per_mm
-        cell = cell * 2.0 ** ((ls + 0.5) * _VOTE_LOG_SCALE)
+        cell = unit_cell * 2.0 ** ((ls + 0.5) * _VOTE_LOG_SCALE)
         ix0 = np.floor(centre_px[:, 0] / cell - 0.5).astype(np.int64)
         iy0 = np.floor(centre_px[:, 1] / cell - 0.5).astype(np.int64)
         for dx in (0, 1):
             for dy in (0, 1):
-                for da in (0, 1):
-                    ia = (np.floor(u_angle).astype(np.int64) + da) % n_angles
-                    keys.append(np.stack([ls, ix0 + dx, iy0 + dy, ia], 1))
+                keys += [np.stack([ls, ix0 + dx, iy0 + dy, ia], 1) for ia in angle_bins]
     stacked = np.stack(keys, 1)  # (N, 16, 4)
     flat_keys = stacked.reshape(-1, 4)
     flat_keys = flat_keys - flat_keys.min(axis=0)

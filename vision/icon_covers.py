@@ -9,10 +9,9 @@ within a pixel of the pose, or of the icon's own best placement when the coaster
 or lifted on a stack.
 A blob of pixels that it does not explain (well above the item's own error level, larger than
 noise; with the weaker disagreement it reaches, and outlined around its pixels) is something
-lying over the icon, unless the art's print still shows through it (a
-shadow's edge or a lamp's glare darkens or pales the print but does not hide it); its outline
-goes into the scene as a foreign object (``Scene.foreign_mm``), which the scoring core treats
-as covering.
+lying over the icon, unless the art's print still shows through it (a shadow's edge or a
+lamp's glare darkens or pales the print but does not hide it); its outline goes into the scene
+as a foreign object (``Scene.foreign_mm``), which the scoring core treats as covering.
 
 Pixels near the outline of another item lying above the coaster, or of a face-down coaster
 (which covers nothing by the rules), are left to the geometry.
@@ -148,7 +147,7 @@ def _covers_of(
     min_pixels = min_area_mm2 * ppm * ppm
     # each blob with the weaker disagreement around it that it reaches (hysteresis)
     reached = ((error > HYSTERESIS_SHARE * threshold) & judged).astype(np.uint8) | mismatch
-    n, labels, _, _ = cv2.connectedComponentsWithStats(reached, connectivity=8)
+    n, labels = cv2.connectedComponents(reached, connectivity=8)
     strong = np.bincount(labels[mismatch > 0], minlength=n)
     covers = []
     for blob in range(1, n):
