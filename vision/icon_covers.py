@@ -213,10 +213,10 @@ def _compared(
     :data:`_SHIFT_MM`: told without it, a pose a pixel off favours the most blurred art, whose
     smeared edges disagree less with edges a pixel away than the sharp art in place does. And
     it is told by the mean of that error, not its median: the median is that of the coaster's
-    plain ground, which every focus explains alike (a sharp art's fine print, shifted, even
-    matches noise a little better there); the icons' edges, where the covers are found, are
-    in the mean (validation photo 0113: the median chose the sharp art for a coaster far out
-    of focus, 30.9 against 31.1 levels, and found a 323 mm^2 cover on a visible icon)."""
+    plain ground, which every focus explains about alike, so that the choice turns on a tenth
+    of a level; the icons' edges, where the covers are found, are in the mean (validation
+    photo 0113: the median chose the sharp art for a coaster far out of focus, 30.9 against
+    31.1 levels, and found a 323 mm^2 cover on a visible icon)."""
     sigma = max(0.5, _BLUR_MM * view.px_per_mm)
     seen = [as_seen(view, replace(item, focus_blur_mm=blur_mm)) for blur_mm in FOCUS_BLUR_MM]
     observed = cv2.GaussianBlur(seen[0][0], (0, 0), sigma)
