@@ -57,13 +57,18 @@ def uncovered_mask(
 
 
 def recheck_colours(
-    library: ArtLibrary, view: CanvasView, items: list[IdentifiedItem], z: list[int]
+    library: ArtLibrary,
+    view: CanvasView,
+    items: list[IdentifiedItem],
+    z: list[int],
+    light_bgr: np.ndarray | None = None,
 ) -> list[IdentifiedItem]:
     """``items`` with the colour of each coaster that won by less than :data:`RECHECK_MARGIN`
     decided again on its uncovered pixels (stacking ranks ``z``, 0 lowest), where those show
     more of it than its features' surroundings; a coaster is replaced only when another colour
     wins there by :data:`RECHECK_MARGIN` or more and explains them within
-    :data:`MAX_ERROR_GROWTH` of the first look's error."""
+    :data:`MAX_ERROR_GROWTH` of the first look's error. ``light_bgr``: the scene light
+    (:func:`vision.identify.identify`), when known."""
     rechecked = list(items)
     for k, item in enumerate(items):
         if item.side.kind is not ItemKind.COASTER or item.color_margin >= RECHECK_MARGIN:
@@ -74,7 +79,14 @@ def recheck_colours(
         if seen.sum() <= visible_mask(view, box, item.pose, item.points_local_mm).sum():
             continue
         again = identify(
-            library, view, item.side, item.pose, item.points_local_mm, keep_side=True, seen=seen
+            library,
+            view,
+            item.side,
+            item.pose,
+            item.points_local_mm,
+            keep_side=True,
+            seen=seen,
+            light_bgr=light_bgr,
         )
         if (
             again.color != item.color

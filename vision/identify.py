@@ -167,11 +167,31 @@ def _colour_spread(arts: np.ndarray) -> np.ndarray:
     return (arts.max(axis=0) - arts.min(axis=0)).max(axis=2)
 
 
-def _neutral_gains(observed_box: np.ndarray, arts: np.ndarray, neutral: np.ndarray):
-    """Light gains fitted on the ``neutral`` pixels, or None when too few of them show."""
+def _neutral_gains(
+    observed_box: np.ndarray,
+    arts: np.ndarray,
+    neutral: np.ndarray,
+    light_bgr: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """Light gains fitted on the ``neutral`` pixels, or None when too few of them show.
+
+    ``light_bgr``: the scene light's gains (B, G, R), when known: only its brightness is fitted
+    then (one factor for all three channels), its colour kept."""
     if neutral.sum() < _MIN_PIXELS:
         return None
-    return fit_gains(observed_box[neutral], arts[0][neutral])
+    return _fitted_light(observed_box[neutral], arts[0][neutral], light_bgr)
+
+
+def _fitted_light(
+    observed: np.ndarray, art: np.ndarray, light_bgr: np.ndarray | None
+) -> np.ndarray:
+    """Gains (B, G, R) with ``observed`` ~ gains * ``art`` ((N, 3) each): per channel
+    (:func:`fit_gains`), or ``light_bgr`` times one least-squares brightness factor."""
+    if light_bgr is None:
+        return fit_gains(observed, art)
+    lit = art * light_bgr
+    brightness = float((observed * lit).sum()) / (float((lit * lit).sum()) + 1e-6)
+    return light_bgr * np.clip(brightness, 0.05, 5.0)
 
 
 def light_gains(
@@ -251,12 +271,22 @@ def identify(
     allowed_colors: frozenset[str] | None = None,
     keep_side: bool = False,
     seen: np.ndarray | None = None,
+    light_bgr: np.ndarray | None = None,
 ) -> IdentifiedItem:
     """Decide the colour (and napkin face/back, back shape) of one detected item.
 
     The light (per-channel gains) is measured on the art's *neutral* pixels, printed the same
     in every colour (cream, black, paper); the colour is then the one whose art explains the
-    *colour-dependent* pixels best. Only pixels surely showing the item count: ``seen``, a mask
+    *colour-dependent* pixels best. ``light_bgr``: the scene light's gains (:func:`light_gains`),
+    when known: the colours are then compared under a light of its colour, only the
+    brightness measured on the item. One light colours the whole table, while the few neutral
+    pixels of one item, greyed by haze or a coloured table's reflection, can give it a light
+    of another colour, under which a blue coaster's art fits no better than the gray one's
+    (validation 0116: three blue items read as gray, a fifth player that put the soft coasters
+    out of play). The colour chosen, the item is rendered under its own light as measured
+    (``gains``, ``haze``): what local light the scene's misses (a glare's tint, a reflection)
+    then stays out of the comparisons of its art with the photo (stacking, icon covers).
+    Only pixels surely showing the item count: ``seen``, a mask
     of the canvas box :func:`item_box` gives, when known, else those near matched features.
     ``allowed_colors``: the colour is chosen among these only (all when None); ``keep_side``:
     the side stays ``side`` (a napkin's face or back is not decided again).
@@ -278,11 +308,14 @@ def identify(
         if telling.sum() < _MIN_PIXELS:
             telling = inside
         observed = observed_box[inside]
-        shared_gains = _neutral_gains(observed_box, arts, inside & (spread < _NEUTRAL_SPREAD))
+        neutral = inside & (spread < _NEUTRAL_SPREAD)
+        shared_gains = _neutral_gains(observed_box, arts, neutral, light_bgr)
         errors = []
         for k in range(len(colors)):
             gains = (
-                shared_gains if shared_gains is not None else fit_gains(observed, arts[k][inside])
+                shared_gains
+                if shared_gains is not None
+                else _fitted_light(observed, arts[k][inside], light_bgr)
             )
             lit = arts[k] * gains
             error, haze, blur_mm = _colour_error(
@@ -294,6 +327,13 @@ def identify(
         if allowed_colors is not None:
             errors = [e for e in errors if colors[e[1]] in allowed_colors] or errors
         _, best, gains, haze, blur_mm = errors[0]
+        if light_bgr is not None:  # the scene's light chose the colour; the item's own renders it
+            gains = _neutral_gains(observed_box, arts, neutral)
+            if gains is None:
+                gains = fit_gains(observed, arts[best][inside])
+            _, haze, blur_mm = _colour_error(
+                observed_box, arts[best] * gains, renderings[0].alpha, telling, view.px_per_mm
+            )
         whole = np.abs(observed - arts[best][inside] * gains).sum(axis=1)
         runner_up = errors[1][0] if len(errors) > 1 else errors[0][0]
         margin = (runner_up - errors[0][0]) / max(runner_up, 1e-6)

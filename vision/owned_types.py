@@ -34,6 +34,8 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 
+import numpy as np
+
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary, Side
 from vision.art_fit import art_correlation, ink_arts, refine_pose
@@ -56,10 +58,15 @@ class _Reading:
 
 
 def one_coaster_per_type(
-    library: ArtLibrary, view: CanvasView, items: list[IdentifiedItem], z: list[int]
+    library: ArtLibrary,
+    view: CanvasView,
+    items: list[IdentifiedItem],
+    z: list[int],
+    light_bgr: np.ndarray | None = None,
 ) -> list[IdentifiedItem]:
     """``items`` (stacking ranks ``z``) with every face-up coaster that repeats a type its
-    colour shows already read again as a free type where one explains it (module docstring).
+    colour shows already read again as a free type where one explains it (module docstring);
+    ``light_bgr``: the scene light (:func:`vision.identify.identify`), when known.
     Items keep their order; a re-read coaster is identified again in its colour."""
     out = list(items)
     for members in _conflicts(items):
@@ -94,6 +101,7 @@ def one_coaster_per_type(
                     points,
                     frozenset({coaster.color}),
                     keep_side=True,
+                    light_bgr=light_bgr,
                 )
     return out
 

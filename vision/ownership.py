@@ -78,9 +78,13 @@ _FORBIDDEN = 1e6
 
 
 def one_of_each(
-    library: ArtLibrary, view: CanvasView, items: list[IdentifiedItem]
+    library: ArtLibrary,
+    view: CanvasView,
+    items: list[IdentifiedItem],
+    light_bgr: np.ndarray | None = None,
 ) -> list[IdentifiedItem]:
-    """``items`` with colours re-decided where they break one-of-each (module docstring); the
+    """``items`` with colours re-decided where they break one-of-each (module docstring), under
+    the scene light ``light_bgr`` when known (:func:`vision.identify.identify`); the
     re-coloured items are identified again under their new colour (light, rendering), their
     side kept (a napkin's face or back, decided on its best colour's evidence)."""
     colors = library.catalogue.color_names
@@ -110,6 +114,7 @@ def one_of_each(
                 item.points_local_mm,
                 frozenset({color}),
                 keep_side=True,
+                light_bgr=light_bgr,
             )
         out.append(item)
     return out

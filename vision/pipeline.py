@@ -262,30 +262,43 @@ def _score_on_plane(
                 by_edges.append(sides[-1])
     items = []
     for found_side in recheck_types(view, library, sides, wholes):
-        item = identify(library, view, found_side.side, found_side.pose, found_side.points_local_mm)
+        item = identify(
+            library,
+            view,
+            found_side.side,
+            found_side.pose,
+            found_side.points_local_mm,
+            light_bgr=light,
+        )
         if item.side.kind is ItemKind.NAPKIN:
             seen = None
             if not _napkin_border_seen(library, view, item):
-                item, seen = _napkin_on_its_art(library, view, item, found_side, sides)
+                item, seen = _napkin_on_its_art(library, view, item, found_side, sides, light)
                 edges_seen = any(found_side is napkin for napkin in by_edges)
                 if not _napkin_border_seen(library, view, item, on_art_alone=not edges_seen):
                     continue
-            item = _napkin_side_by_border(library, view, item, seen)
+            item = _napkin_side_by_border(library, view, item, seen, light)
         items.append(item)
     for whole in distinct(wholes, items):
-        items.append(identify(library, view, whole.side, whole.pose, whole.points_local_mm))
+        items.append(
+            identify(library, view, whole.side, whole.pose, whole.points_local_mm, light_bgr=light)
+        )
     for hidden in find_hidden_coasters(view, library, items):
-        items.append(identify(library, view, hidden.side, hidden.pose, hidden.points_local_mm))
+        items.append(
+            identify(
+                library, view, hidden.side, hidden.pose, hidden.points_local_mm, light_bgr=light
+            )
+        )
     items += _coasters_under(
-        image, fit.plane, library, view, items, bounds, readable, coasters_seen
+        image, fit.plane, library, view, items, bounds, readable, coasters_seen, light
     )
-    items = one_of_each(library, view, _napkins_on_their_lines(library, view, items))
+    items = one_of_each(library, view, _napkins_on_their_lines(library, view, items), light)
     stacking = stacking_order(view, items)
-    rechecked = recheck_colours(library, view, items, stacking.z)
+    rechecked = recheck_colours(library, view, items, stacking.z, light)
     if _changed(rechecked, items):
-        items = one_of_each(library, view, rechecked)
+        items = one_of_each(library, view, rechecked, light)
         stacking = stacking_order(view, items)
-    retyped = one_coaster_per_type(library, view, items, stacking.z)
+    retyped = one_coaster_per_type(library, view, items, stacking.z, light)
     if _changed(retyped, items):
         items = retyped
         stacking = stacking_order(view, items)
@@ -640,6 +653,7 @@ def _napkin_on_its_art(
     item: IdentifiedItem,
     found: FoundSide,
     sides: list[FoundSide],
+    light_bgr: np.ndarray | None,
 ) -> tuple[IdentifiedItem, np.ndarray]:
     """A napkin whose border did not show where its straight edges or its features put it,
     placed where the art of its face or its back fits the photo best (up to
@@ -662,7 +676,10 @@ def _napkin_on_its_art(
     _, pose = max(fits, key=lambda fit: fit[0])
     moved = FoundSide(found.side, pose, found.points_local_mm)
     seen = uncovered_mask(library, view, moved, [side for side in sides if side is not found])
-    return identify(library, view, found.side, pose, found.points_local_mm, seen=seen), seen
+    item = identify(
+        library, view, found.side, pose, found.points_local_mm, seen=seen, light_bgr=light_bgr
+    )
+    return item, seen
 
 
 def _napkins_on_their_lines(
@@ -697,7 +714,11 @@ def _napkin_border_seen(
 
 
 def _napkin_side_by_border(
-    library: ArtLibrary, view: CanvasView, item: IdentifiedItem, seen: np.ndarray | None
+    library: ArtLibrary,
+    view: CanvasView,
+    item: IdentifiedItem,
+    seen: np.ndarray | None,
+    light_bgr: np.ndarray | None,
 ) -> IdentifiedItem:
     """The napkin ``item`` turned over (identified again on its other side, ``seen`` as in
     :func:`vision.identify.identify`) when its printed border clearly shows that side
@@ -711,7 +732,16 @@ def _napkin_side_by_border(
     if face is item.side.face or votes < MIN_NAPKIN_FACE_VOTES:
         return item
     side = next(s for s in library.sides if s.kind is ItemKind.NAPKIN and s.face is face)
-    return identify(library, view, side, item.pose, item.points_local_mm, keep_side=True, seen=seen)
+    return identify(
+        library,
+        view,
+        side,
+        item.pose,
+        item.points_local_mm,
+        keep_side=True,
+        seen=seen,
+        light_bgr=light_bgr,
+    )
 
 
 def _coasters_under(
@@ -723,6 +753,7 @@ def _coasters_under(
     bounds: np.ndarray,
     readable: float,
     coasters_seen: CoasterProbabilities | None,
+    light_bgr: np.ndarray | None,
 ) -> list[IdentifiedItem]:
     """Coasters partly under ``items`` (:func:`vision.outline_search.find_coasters_under_items`,
     the arguments of :func:`vision.outline_search.find_coasters_by_outline`), identified in
@@ -736,7 +767,7 @@ def _coasters_under(
             image, plane, library, found, bounds, readable, view.px_per_mm, coasters_seen, near
         )
         placed = [
-            identify(library, view, u.side, u.pose, u.points_local_mm)
+            identify(library, view, u.side, u.pose, u.points_local_mm, light_bgr=light_bgr)
             for u in under
             if _in_view(view, u.pose)
         ]

@@ -136,3 +136,28 @@ def test_stacking_order_of_items_out_of_focus(catalogue, upper_first) -> None:
     upper, lower = (0, 1) if upper_first else (1, 0)
     assert stacking.z[upper] > stacking.z[lower]
     assert stacking.pairs[0].confidence > 0.5
+
+
+def test_a_coaster_keeps_its_colour_under_the_scene_light(catalogue) -> None:
+    """A green coaster under a warm light, with red light added (a coloured table's reflection):
+    its few neutral pixels alone give it a light under which the gray art fits better; under
+    the scene's light (its colour measured on all the coasters) the green art does."""
+    placed = Placed(side(catalogue, "coaster", "beer"), "green", (60.0, 60.0), 0.3)
+    homography = table_homography(1.6, origin_px=(20.0, 20.0))
+    size = (230, 230)
+    cast = np.array([0.75, 0.95, 1.2])  # B, G, R
+    image = render_scene(catalogue, [placed], homography, size).astype(np.float32)
+    image = np.clip(image * cast + np.array([0.0, 20.0, 60.0]), 0, 255).astype(np.uint8)
+    library = art_library(catalogue)
+    view = rectify(image, TablePlane(homography, 0.0, 0.0, size), np.array([0, 0, 130, 130]))
+    half = placed.side.shape.size_mm / 2 - 8.0
+    grid = np.linspace(-half, half, 7)
+    points_local_mm = np.array([(x, y) for x in grid for y in grid])
+    pose = ItemPose(placed.center_mm, placed.angle_rad)
+
+    alone = identify(library, view, placed.side, pose, points_local_mm)
+    lit = identify(library, view, placed.side, pose, points_local_mm, light_bgr=cast)
+
+    assert alone.color == "gray"  # the failure the scene light prevents
+    assert lit.color == "green"
+    np.testing.assert_allclose(lit.gains, alone.gains)  # rendered under its own light
