@@ -653,7 +653,7 @@ def _napkin_on_its_art(
     item: IdentifiedItem,
     found: FoundSide,
     sides: list[FoundSide],
-    light_bgr: np.ndarray | None,
+    light_bgr: np.ndarray | None = None,
 ) -> tuple[IdentifiedItem, np.ndarray]:
     """A napkin whose border did not show where its straight edges or its features put it,
     placed where the art of its face or its back fits the photo best (up to
@@ -718,7 +718,7 @@ def _napkin_side_by_border(
     view: CanvasView,
     item: IdentifiedItem,
     seen: np.ndarray | None,
-    light_bgr: np.ndarray | None,
+    light_bgr: np.ndarray | None = None,
 ) -> IdentifiedItem:
     """The napkin ``item`` turned over (identified again on its other side, ``seen`` as in
     :func:`vision.identify.identify`) when its printed border clearly shows that side
@@ -753,7 +753,7 @@ def _coasters_under(
     bounds: np.ndarray,
     readable: float,
     coasters_seen: CoasterProbabilities | None,
-    light_bgr: np.ndarray | None,
+    light_bgr: np.ndarray | None = None,
 ) -> list[IdentifiedItem]:
     """Coasters partly under ``items`` (:func:`vision.outline_search.find_coasters_under_items`,
     the arguments of :func:`vision.outline_search.find_coasters_by_outline`), identified in
