@@ -286,8 +286,8 @@ def identify(
     out of play). The colour chosen, the item is rendered under its own light as measured
     (``gains``, ``haze``): what local light the scene's misses (a glare's tint, a reflection)
     then stays out of the comparisons of its art with the photo (stacking, icon covers).
-    Only pixels surely showing the item count: ``seen``, a mask
-    of the canvas box :func:`item_box` gives, when known, else those near matched features.
+    Only pixels surely showing the item count: ``seen``, a mask of the canvas box
+    :func:`item_box` gives, when known, else those near matched features.
     ``allowed_colors``: the colour is chosen among these only (all when None); ``keep_side``:
     the side stays ``side`` (a napkin's face or back is not decided again).
     """
