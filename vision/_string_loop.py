@@ -44,6 +44,12 @@ MAX_HIDDEN_EXTRA_TURN_DEG = 40.0
 """...plus this much times the gap's hidden share: under an item the string may curve."""
 MIN_SEEN_FRACTION = 0.3
 """At least this share of a loop's length must be seen string, not bridged gaps."""
+MIN_ROUNDNESS = 0.3
+"""A loop must enclose at least this share of the area a circle of its length would
+(4 pi area / length^2, in the image): a cord laid in a loop encloses the table it marks out
+(an ellipse of 6:1 seen square-on, or of 3:1 seen at a slant that halves its depth, still
+does), while a chain that runs out along the cord and back along a parallel ridge or an item's
+outline (a crescent, a figure of eight) encloses next to nothing."""
 GAP_SAMPLES = 24
 """Points along a gap at which the item mask is read."""
 ANCHOR_TRIES = 5
@@ -88,7 +94,8 @@ def link_loop(
     structure of its colour). From an anchor's end, the cheapest way back to its start through
     other fragments is found with Dijkstra's algorithm: walking along a fragment is free, each
     link costs its gap (see :func:`_candidate_links`). Of the loops whose length is plausible
-    for the string, the one seen over the greatest length wins.
+    for the string and that enclose an area (:data:`MIN_ROUNDNESS`), the one seen over the
+    greatest length wins.
 
     With an item mask, gaps over free table longer than :data:`MAX_OPEN_GAP_WIDTHS` are
     refused unless ``unexplained_gaps``; then they are allowed at a surcharge (an item the mask
@@ -112,7 +119,7 @@ def _best_loop(
 ) -> LoopTrace | None:
     """The plausible loop seen over the greatest length, from the :data:`ANCHOR_TRIES` longest
     fragments as anchors, through the given links; None if none. Plausible: its length in
-    widths (and, with ``length_fits``, on the table) and the share of it seen."""
+    widths (and, with ``length_fits``, on the table), the share of it seen and its roundness."""
     adjacency: list[list[tuple[int, float]]] = [[] for _ in ends]
     for link in links:
         # A link's cost includes the toll of the fragment it leads into.
@@ -130,6 +137,8 @@ def _best_loop(
             continue
         if trace.observed_widths < MIN_SEEN_FRACTION * trace.total_widths:
             continue
+        if roundness(trace.points_px) < MIN_ROUNDNESS:
+            continue
         if length_fits is not None:
             if not length_fits(trace.points_px):
                 continue
@@ -137,6 +146,16 @@ def _best_loop(
         if best is None or trace.observed_widths > best.observed_widths:
             best = trace
     return best
+
+
+def roundness(points_px: np.ndarray) -> float:
+    """0..1: the area a closed polygon ((N, 2) points, any unit) encloses over that of a circle
+    of its length (1 for a circle). Lobes that wind in opposite directions (a figure of eight)
+    cancel; a polygon folded back along itself encloses nothing."""
+    x, y = points_px[:, 0], points_px[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+    length = float(np.linalg.norm(np.roll(points_px, -1, axis=0) - points_px, axis=1).sum())
+    return 4.0 * np.pi * area / length**2 if length > 0 else 0.0
 
 
 def _cheapest_return(

@@ -224,6 +224,30 @@ def test_calibration_follows_the_seen_colour_within_limits() -> None:
     assert calibrate(nominal, blue) is None  # nothing string-like to learn from
 
 
+def _closed_cord_on_wood(loop_px: np.ndarray, seed: int) -> np.ndarray:
+    """A 1600x1200 wood table with a cord drawn along the closed ``loop_px`` ((N, 2) px)."""
+    image = _wood_table(1600, 1200, seed)
+    scaled = np.round(loop_px * 16).astype(np.int32)
+    cv2.polylines(image, [scaled], True, STRING_BGR, 8, cv2.LINE_AA, 4)
+    return image
+
+
+def test_a_chain_folded_back_on_itself_is_not_the_loop() -> None:
+    """A closed chain of the cord's colour that encloses little of the table (as one traced out
+    along the cord and back along a parallel ridge) is refused though its length fits; the same
+    length of cord laid round is found."""
+    angle = np.linspace(0, 2 * np.pi, 2000, endpoint=False)
+    hairpin = np.stack([800 + 650 * np.cos(angle), 600 + 45 * np.sin(angle)], axis=1)
+    length_px = float(np.linalg.norm(np.roll(hairpin, -1, axis=0) - hairpin, axis=1).sum())
+    radius_px = length_px / (2 * np.pi)
+    circle = np.stack([800 + radius_px * np.cos(angle), 600 + radius_px * np.sin(angle)], axis=1)
+
+    assert find_boundary(_closed_cord_on_wood(hairpin, seed=5)) is None
+    found = find_boundary(_closed_cord_on_wood(circle, seed=5))
+    assert found is not None
+    assert _iou(found.polygon_px, circle) > 0.97
+
+
 @pytest.mark.parametrize("item_mask_known", [True, False])
 def test_table_without_string_gives_none(item_mask_known: bool) -> None:
     image, item_mask, _ = _scene(with_string=False)
