@@ -137,7 +137,7 @@ def _best_loop(
             continue
         if trace.observed_widths < MIN_SEEN_FRACTION * trace.total_widths:
             continue
-        if roundness(trace.points_px) < MIN_ROUNDNESS:
+        if _roundness(trace.points_px) < MIN_ROUNDNESS:
             continue
         if length_fits is not None:
             if not length_fits(trace.points_px):
@@ -148,7 +148,7 @@ def _best_loop(
     return best
 
 
-def roundness(points_px: np.ndarray) -> float:
+def _roundness(points_px: np.ndarray) -> float:
     """0..1: the area a closed polygon ((N, 2) points, any unit) encloses over that of a circle
     of its length (1 for a circle). Lobes that wind in opposite directions (a figure of eight)
     cancel; a polygon folded back along itself encloses nothing."""
