@@ -357,7 +357,7 @@ class _LoopSearch:
         (analysis px) lengths are measured in, or None for the ridges' own."""
         if self.items.covered is not None:
             likelihood[self.items.covered] = 0.0
-        ridges = ridge_maps(likelihood)
+        ridges = ridge_maps(likelihood, self.items.covered)
         if cord_width_px is not None:
             width_px = np.where(ridges.strength > 0, np.float32(cord_width_px), np.float32(0))
             ridges = replace(ridges, width_px=width_px)
