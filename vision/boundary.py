@@ -5,8 +5,8 @@ Stages, each in its own private module:
 1. colour likelihood of "string" per pixel (:mod:`vision._string_color`), at an analysis
    resolution of about 1000 px on the long side, zero under known items (the string never lies
    on top of a coaster or napkin);
-2. multi-scale ridges of that likelihood and their one-pixel centre lines
-   (:mod:`vision._string_ridges`);
+2. multi-scale ridges of that likelihood, bars that drop off on both sides (not the bright side
+   of a step), and their one-pixel centre lines (:mod:`vision._string_ridges`);
 3. centre-line fragments (:mod:`vision._string_fragments`) linked into the one closed loop,
    bridging gaps where the string runs under items (:mod:`vision._string_loop`);
 4. sub-pixel refinement in the full working image wherever the string is visible, including
