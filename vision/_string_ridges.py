@@ -47,8 +47,8 @@ SURROUND_SIGMA_FACTOR = 2.0
 """The surround is a box blur with the spread (sigma) of this multiple of the widest scale."""
 SIDE_REACH_SIGMAS = 2.0
 """A bar stands above the likelihood on *both* sides; a step (a table's edge against the floor,
-a lit patch, the rim of an item zeroed out) stands above it on one side only, and its bright
-side still curves like half a bar. Each scale's response is scaled by the smaller drop from the
+the edge of a lit patch) stands above it on one side only, and its bright side still curves
+like half a bar. Each scale's response is scaled by the smaller drop from the
 centre over the larger, the drops measured this many scales (sigma) out along the normal: at
 2 sigma a unit bar of width 2 sigma has dropped 0.53 of its 0.68 centre value on each side."""
 
@@ -61,7 +61,8 @@ def ridge_maps(likelihood: np.ndarray, unknown: np.ndarray | None = None) -> Rid
     the response is kept only as far as the bar drops off on both sides
     (:data:`SIDE_REACH_SIGMAS`). ``unknown``: (H, W) bool, True where the likelihood tells
     nothing (zeroed under items): a bar is judged there by its other side alone, so a cord
-    running along an item's edge keeps its response. The width interpolates the best scale
+    running along an item's edge keeps its response (the table along an item's rim is left to
+    the outline tolls of :mod:`vision._string_fragments`). The width interpolates the best scale
     (parabola over log sigma) between the sampled ones.
     """
     height, width = likelihood.shape
