@@ -48,9 +48,9 @@ SURROUND_SIGMA_FACTOR = 2.0
 SIDE_REACH_SIGMAS = 2.0
 """A bar stands above the likelihood on *both* sides; a step (a table's edge against the floor,
 the edge of a lit patch) stands above it on one side only, and its bright side still curves
-like half a bar. Each scale's response is scaled by the smaller drop from the
-centre over the larger, the drops measured this many scales (sigma) out along the normal: at
-2 sigma a unit bar of width 2 sigma has dropped 0.53 of its 0.68 centre value on each side."""
+like half a bar. Each scale's response is scaled by the smaller drop from the centre over the
+larger, the drops measured this many scales (sigma) out along the normal: at 2 sigma a unit bar
+of width 2 sigma has dropped 0.53 of its 0.68 centre value on each side."""
 
 
 def ridge_maps(likelihood: np.ndarray, unknown: np.ndarray | None = None) -> RidgeMaps:
