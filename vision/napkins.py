@@ -448,7 +448,7 @@ def _clear_border_agreement(
     return max(
         float(np.mean(correlations[clear] >= _MIN_PROFILE_CORRELATION))
         for correlations in (
-            _border_correlations(view, library, [side], color.name, pose)[0]
+            _border_correlations(view, library, side, color.name, pose)
             for side in sides
             for color in library.catalogue.colors
         )
@@ -746,7 +746,7 @@ def border_agreement(view: CanvasView, library: ArtLibrary, side: Side, color: s
     profile of the art in ``color``: a printed border repeats all around, while table texture
     (wood grain, cloth) only lines up with a few of them. A flat profile counts as disagreeing.
     """
-    [correlation] = _border_correlations(view, library, [side], color, pose)
+    correlation = _border_correlations(view, library, side, color, pose)
     return float(np.mean(correlation >= _MIN_PROFILE_CORRELATION))
 
 
@@ -766,9 +766,11 @@ def face_by_border(
     :func:`border_agreement` tries turned more napkins to the wrong side than to the right one
     on the validation photos (0134, 0166 against 0127).
     """
-    sides = [s for s in library.sides if s.kind is ItemKind.NAPKIN]
-    correlations = _border_correlations(view, library, sides, color, pose, (0.0,))
-    by_face = {s.face: c for s, c in zip(sides, correlations, strict=True)}
+    by_face = {
+        s.face: _border_correlations(view, library, s, color, pose, (0.0,))
+        for s in library.sides
+        if s.kind is ItemKind.NAPKIN
+    }
     up, down = by_face[Face.UP], by_face[Face.DOWN]
     votes_up, votes_down = int(np.count_nonzero(up > down)), int(np.count_nonzero(down > up))
     if votes_up == votes_down:
@@ -781,38 +783,31 @@ def face_by_border(
 def _border_correlations(
     view: CanvasView,
     library: ArtLibrary,
-    sides: list[Side],
+    side: Side,
     color: str,
     pose: ItemPose,
     shifts: tuple[float, ...] = STRIPE_SHIFTS,
-) -> list[np.ndarray]:
-    """Per side of ``sides``, the normalised correlation (-1..1) of each border profile of the
-    photo with the art's in ``color`` (see :func:`border_agreement`); a flat profile gives 0.
-
-    The napkin is looked at as large as the plane says and larger by each of ``shifts`` (a
-    share of its size; by default :data:`STRIPE_SHIFTS`: the plane can be a few per cent off
-    in scale where the napkin lies, which moves the printed stripe off the profiles' samples;
-    validation 0144's napkins follow their art best at 0.97, 0014's at 0.96-1.02), all sides at
-    the one size at which the side that follows its art best does so on average."""
-    half = sides[0].shape.size_mm / 2
+) -> np.ndarray:
+    """Normalised correlation (-1..1) of each border profile of the photo with the art's (see
+    :func:`border_agreement`); a flat profile gives 0. The napkin is looked at as large as the
+    plane says it is and larger by each of ``shifts`` (a share of its size; by default
+    :data:`STRIPE_SHIFTS`: the plane can be a few per cent off in scale where the napkin lies,
+    which moves the printed stripe off the profiles' samples; validation 0144's napkins follow
+    their art best at 0.97, 0014's at 0.96-1.02); the size whose profiles follow the art best
+    on average is taken."""
+    half = side.shape.size_mm / 2
     ppm = view.px_per_mm
-    local = _profile_points(sides[0], ppm)
-    expected = []
-    for side in sides:
-        art = library.art_rgba(side, color, ppm)
-        expected.append(_centred(_sample(ink_channel(art[:, :, :3]), (local + half) * ppm - 0.5)))
-    best: list[np.ndarray] = []
-    for shift in shifts:
+    local = _profile_points(side, ppm)
+    art = library.art_rgba(side, color, ppm)
+    expected = _centred(_sample(ink_channel(art[:, :, :3]), (local + half) * ppm - 0.5))
+
+    def at_size(shift: float) -> np.ndarray:
         table = pose.local_to_table(local.reshape(-1, 2) * (1.0 + shift))
         seen = _centred(_sample(view.ink, view.table_to_canvas(table).reshape(local.shape)))
-        correlations = [
-            (profiles * seen).sum(axis=1)
-            / np.maximum(np.linalg.norm(profiles, axis=1) * np.linalg.norm(seen, axis=1), 1e-6)
-            for profiles in expected
-        ]
-        if not best or max(map(np.mean, correlations)) > max(map(np.mean, best)):
-            best = correlations
-    return best
+        norm = np.linalg.norm(expected, axis=1) * np.linalg.norm(seen, axis=1)
+        return (expected * seen).sum(axis=1) / np.maximum(norm, 1e-6)
+
+    return max((at_size(shift) for shift in shifts), key=lambda c: float(c.mean()))
 
 
 def _centred(profiles: np.ndarray) -> np.ndarray:
