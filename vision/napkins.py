@@ -70,8 +70,9 @@ MIN_STRIPE_SIDES = 2
 #: 84 %).
 MIN_FAINT_STRIPE_BORDER = 0.5
 #: The stripe is looked for this far (share of the half size) in and out of its place in the
-#: art: the first, coarse plane may be a few per cent off in scale (held-out 0000: 4 %, which
-#: put a napkin back's 2.5 mm stripe beside the band looked at).
+#: art, and the border profiles (:func:`border_agreement`) sampled so much smaller and larger:
+#: the plane may be a few per cent off in scale (held-out 0000: 4 %, which put a napkin back's
+#: 2.5 mm stripe beside the band looked at).
 STRIPE_SHIFTS = (-0.04, -0.02, 0.0, 0.02, 0.04)
 #: A candidate this close to a known napkin (centres, mm; angles modulo 90 degrees) is that
 #: napkin. Stacked napkins lie farther apart or turned (valid. 30-89's 0038: 47 mm apart, 57% of
