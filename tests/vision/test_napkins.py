@@ -139,18 +139,26 @@ def test_the_vote_worked_out_in_strips_equals_the_whole_grid_at_once() -> None:
     np.testing.assert_array_equal(vote.best, rest.best)
 
 
+def _off_scale_view(
+    catalogue, napkin: Placed, scale: float, table_bgr: tuple[int, int, int], blur_px: float
+) -> CanvasView:
+    """A 420 px view at :data:`PPM` of ``napkin`` on a plain table, drawn ``scale`` times as
+    large as the view's scale says (a plane that far off) and blurred by ``blur_px``."""
+    image = render_scene(
+        catalogue,
+        [napkin],
+        table_homography(PPM * scale, origin_px=(0.0, 0.0)),
+        (420, 420),
+        table_bgr,
+    )
+    return CanvasView(cv2.GaussianBlur(image, (0, 0), blur_px), (0.0, 0.0), PPM)
+
+
 def test_a_napkin_back_is_found_on_a_plane_a_few_percent_off_in_scale(catalogue) -> None:
     """The first plane can be a few per cent off in scale: a napkin back drawn 4% larger than
     the view's scale says still shows its thin stripe, a little out of its place."""
     back = Placed(side(catalogue, "napkin", None, "down"), "green", (120.0, 115.0), np.deg2rad(28))
-    image = render_scene(
-        catalogue,
-        [back],
-        table_homography(PPM * 1.04, origin_px=(0.0, 0.0)),
-        (420, 420),
-        (150, 150, 150),
-    )
-    view = CanvasView(cv2.GaussianBlur(image, (0, 0), 1.0), (0.0, 0.0), PPM)
+    view = _off_scale_view(catalogue, back, 1.04, (150, 150, 150), 1.0)
     found = find_napkins(view, art_library(catalogue), [])
     assert len(found) == 1
     centre_mm = np.asarray(back.center_mm) * 1.04  # where the view's scale puts it
@@ -196,14 +204,7 @@ def test_a_napkin_out_of_focus_on_a_plane_a_little_off_in_scale_shows_its_border
     """Drawn 3% larger than the view's scale says and blurred 2 mm: the stripe lies 2 mm off
     the profiles' samples and its thin lines are washed out, yet it is the printed border."""
     napkin = Placed(side(catalogue, "napkin", None, face), "red", (120.0, 115.0), np.deg2rad(-8))
-    image = render_scene(
-        catalogue,
-        [napkin],
-        table_homography(PPM * 1.03, origin_px=(0.0, 0.0)),
-        (420, 420),
-        (40, 50, 150),
-    )
-    view = CanvasView(cv2.GaussianBlur(image, (0, 0), 2.0 * PPM), (0.0, 0.0), PPM)
+    view = _off_scale_view(catalogue, napkin, 1.03, (40, 50, 150), 2.0 * PPM)
     pose = ItemPose(tuple(np.asarray(napkin.center_mm) * 1.03), napkin.angle_rad)
     assert border_agreement(view, art_library(catalogue), napkin.side, "red", pose) > 0.8
 
