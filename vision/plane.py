@@ -281,25 +281,46 @@ def fit_table_plane(
     )
 
 
-def place_on_plane(plane: TablePlane, observation: ItemObservation) -> tuple[ItemPose, np.ndarray]:
+def place_on_plane(
+    plane: TablePlane, observation: ItemObservation, *, max_scale: float = 1.0
+) -> tuple[ItemPose, np.ndarray]:
     """An item's pose on a known ``plane`` and the (N,) mask of its observations that fit it.
 
     The pose is the rigid motion (least squares) taking the side-local points (mm) to where
     their image points (working px) land on the table; it is fitted again without the points
     farther than :data:`_OUTLIER_PX` from it in the image (a few rounds at most, while at least
-    two points remain).
+    two points remain). ``max_scale`` > 1: the local points may be measured on another scale
+    (a napkin's edge points in mm of a coarser plane), by up to that factor either way; they
+    are scaled about the side's centre (local origin) by the factor that fits them best (least
+    squares, within the bounds) before the rigid motion, so the pose keeps its centre and angle.
     """
     local = np.asarray(observation.points_local_mm, float)
     table = plane.image_to_table(observation.points_px)
     keep = np.ones(len(local), bool)
     for _ in range(3):
-        pose, _ = rigid_fit(local[keep], table[keep])
-        seen_px = plane.table_to_image(pose.local_to_table(local))
+        scaled = local * _scale_between(local[keep], table[keep], max_scale)
+        pose, _ = rigid_fit(scaled[keep], table[keep])
+        seen_px = plane.table_to_image(pose.local_to_table(scaled))
         fits = np.linalg.norm(seen_px - observation.points_px, axis=1) < _OUTLIER_PX
         if fits.sum() < 2 or np.array_equal(fits, keep):
             break
         keep = fits
     return pose, fits
+
+
+def _scale_between(local_mm: np.ndarray, table_mm: np.ndarray, max_scale: float) -> float:
+    """The factor (1 / ``max_scale`` .. ``max_scale``) by which the (N, 2) points ``local_mm``
+    spread about their centroid as the matching ``table_mm`` spread about theirs (the root of
+    the ratio of the sums of squared distances); 1.0 where ``max_scale`` is 1."""
+    if max_scale <= 1.0:
+        return 1.0
+    a = local_mm - local_mm.mean(axis=0)
+    b = table_mm - table_mm.mean(axis=0)
+    spread = float((a * a).sum())
+    if spread <= 0.0:
+        return 1.0
+    factor = float(np.sqrt((b * b).sum() / spread))
+    return float(np.clip(factor, 1.0 / max_scale, max_scale))
 
 
 def rigid_fit(local_mm: np.ndarray, table_mm: np.ndarray) -> tuple[ItemPose, np.ndarray]:

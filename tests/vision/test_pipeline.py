@@ -39,10 +39,11 @@ from vision.pipeline import (
     _lit_string_rgb,
     _napkin_on_its_art,
     _napkin_side_by_border,
+    _place_napkin_back,
     _shape_change_px,
     score_photo,
 )
-from vision.plane import ItemPose, PlaneFit, TablePlane
+from vision.plane import ItemObservation, ItemPose, PlaneFit, TablePlane, place_on_plane
 
 DEVSET = Path(__file__).resolve().parents[2].parent / "shared" / "devset"
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -204,6 +205,45 @@ def test_plane_is_fitted_without_napkin_backs_which_are_placed_on_it() -> None:
     assert np.abs(bend).max() < 0.1
     assert fit.rms_px < 1.0
     assert len(fit.poses) == len(fit.inlier_masks) == len(detections)
+
+
+def _napkin_edge_observation(
+    plane: TablePlane, pose: ItemPose, measured_scale: float, covered_side: bool = False
+) -> ItemObservation:
+    """Edge points of a 130 mm napkin at ``pose`` (working px on ``plane``), their local mm
+    measured ``measured_scale`` times too far apart (a coarse plane off in scale); with
+    ``covered_side`` the points of one side are missing."""
+    t = np.linspace(-52.0, 52.0, 16)
+    ones = np.full_like(t, 65.0)
+    sides = [(ones, t), (t, ones), (t, -ones)] + ([] if covered_side else [(-ones, t)])
+    local = np.concatenate([np.stack(xy, axis=1) for xy in sides])
+    px = plane.table_to_image(pose.local_to_table(local))
+    return ItemObservation(local * measured_scale, px)
+
+
+def test_a_napkin_back_off_the_coarse_scale_is_placed_with_its_points_scaled() -> None:
+    """Held-out 0267: a napkin found by its edges on a coarse plane 9% off in scale there had
+    none of its edge points within reach of its rigid pose on the fitted plane, and was
+    dropped; its points scaled, all fit and its pose is kept."""
+    plane = TablePlane(table_homography(1.2), 0.0, 0.0, (1600, 1200))
+    pose = ItemPose((400.0, 300.0), 0.4)
+    placed, fits = _place_napkin_back(plane, _napkin_edge_observation(plane, pose, 0.914))
+    assert fits.all()
+    assert np.hypot(*np.subtract(placed.center_mm, pose.center_mm)) < 0.5
+    assert abs(placed.angle_rad - pose.angle_rad) < 0.01
+
+
+def test_a_napkin_back_that_fits_rigidly_keeps_its_rigid_pose() -> None:
+    """Points on a mix of the napkin's lines scale poorly: the rigid pose is kept wherever it
+    confirms the napkin, as it does when its points are only a little off in scale."""
+    plane = TablePlane(table_homography(1.2), 0.0, 0.0, (1600, 1200))
+    pose = ItemPose((400.0, 300.0), 0.4)
+    observation = _napkin_edge_observation(plane, pose, 1.02, covered_side=True)
+    rigid = place_on_plane(plane, observation)
+    placed, fits = _place_napkin_back(plane, observation)
+    assert placed == rigid[0]
+    assert fits.tolist() == rigid[1].tolist()
+    assert fits.sum() >= 6
 
 
 def test_items_placed_beyond_the_table_the_photo_shows_are_dropped() -> None:

@@ -104,6 +104,33 @@ def test_item_is_placed_on_a_known_plane_without_its_stray_points() -> None:
     assert fits.tolist() == [False] * 3 + [True] * 17
 
 
+def _square_edge_points(half_mm: float, per_side: int = 16) -> np.ndarray:
+    """(4 * per_side, 2) side-local mm: points along the four sides of a square."""
+    t = np.linspace(-0.8 * half_mm, 0.8 * half_mm, per_side)
+    ones = np.full_like(t, half_mm)
+    return np.concatenate(
+        [np.stack(xy, axis=1) for xy in ((ones, t), (-ones, t), (t, ones), (t, -ones))]
+    )
+
+
+def test_points_measured_on_another_scale_are_placed_when_the_scale_may_vary() -> None:
+    # a napkin's edge points in mm of a plane 9% off in scale: 142 mm apart for a 130 mm napkin
+    plane = _plane(0.05)
+    pose = ItemPose((250.0, 320.0), 0.7)
+    true_local = _square_edge_points(65.0)
+    px = plane.table_to_image(pose.local_to_table(true_local))
+    observation = ItemObservation(true_local * 1.09, px)
+    _, rigid_fits = place_on_plane(plane, observation)
+    assert rigid_fits.sum() < 6
+    placed, fits = place_on_plane(plane, observation, max_scale=1.15)
+    assert fits.all()
+    assert np.hypot(*np.subtract(placed.center_mm, pose.center_mm)) < 0.3
+    assert abs(placed.angle_rad - pose.angle_rad) < 0.005
+    # beyond the scale allowed, it does not fit
+    far = ItemObservation(true_local * 1.3, px)
+    assert place_on_plane(plane, far, max_scale=1.15)[1].sum() < 6
+
+
 def test_pose_maps_local_to_table_and_back() -> None:
     pose = ItemPose((100.0, 50.0), np.deg2rad(30))
     local = np.array([[10.0, 0.0], [0.0, 10.0]])
