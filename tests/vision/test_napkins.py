@@ -25,6 +25,8 @@ from vision.napkins import (
     face_by_border,
     find_napkins,
     fit_to_lines,
+    on_its_border,
+    shows_paper,
 )
 from vision.plane import ItemPose
 
@@ -173,18 +175,22 @@ def test_no_napkin_on_a_striped_table(catalogue) -> None:
     assert find_napkins(view, art_library(catalogue), []) == []
 
 
-def test_border_agreement_tells_a_printed_border_from_wood_grain(catalogue) -> None:
-    back = side(catalogue, "napkin", None, "down")
-    napkin = Placed(back, "yellow", (120.0, 110.0), np.deg2rad(20))
+def _napkin_on_wood(catalogue, napkin: Placed) -> CanvasView:
+    """A 760 px view at :data:`PPM` of ``napkin`` on light wood streaked along y."""
     rng = np.random.default_rng(7)
-    grain = np.cumsum(rng.normal(0, 6, 760)).clip(-40, 40)  # wood: light, streaked along y
+    grain = np.cumsum(rng.normal(0, 6, 760)).clip(-40, 40)
     wood = np.empty((760, 760, 3), np.uint8)
     wood[:] = (np.array([120, 170, 205]) + grain[None, :, None]).clip(0, 255)
     image = render_scene(
         catalogue, [napkin], table_homography(PPM, origin_px=(0.0, 0.0)), (760, 760), (0, 0, 0)
     )
-    image = np.where(image.sum(axis=2, keepdims=True) > 0, image, wood)
-    view = CanvasView(image, (0.0, 0.0), PPM)
+    return CanvasView(np.where(image.sum(axis=2, keepdims=True) > 0, image, wood), (0.0, 0.0), PPM)
+
+
+def test_border_agreement_tells_a_printed_border_from_wood_grain(catalogue) -> None:
+    back = side(catalogue, "napkin", None, "down")
+    napkin = Placed(back, "yellow", (120.0, 110.0), np.deg2rad(20))
+    view = _napkin_on_wood(catalogue, napkin)
     library = art_library(catalogue)
     assert (
         border_agreement(view, library, back, "yellow", ItemPose((120.0, 110.0), napkin.angle_rad))
@@ -195,6 +201,27 @@ def test_border_agreement_tells_a_printed_border_from_wood_grain(catalogue) -> N
     off_border = ItemPose((126.0, 110.0), np.deg2rad(20))
     assert border_agreement(view, library, back, "yellow", on_wood) < 0.3
     assert border_agreement(view, library, back, "yellow", off_border) < 0.3
+
+
+@pytest.mark.parametrize("face", ["up", "down"])
+def test_a_napkin_placed_a_few_mm_off_is_moved_onto_its_border(catalogue, face) -> None:
+    napkin = Placed(side(catalogue, "napkin", None, face), "blue", (120.0, 110.0), np.deg2rad(20))
+    view = _napkin_on_wood(catalogue, napkin)
+    library = art_library(catalogue)
+    off = ItemPose((125.0, 104.0), napkin.angle_rad)  # 7.8 mm off
+    assert border_agreement(view, library, napkin.side, "blue", off) < 0.3
+    settled = on_its_border(view, library, napkin.side, "blue", off)
+    assert np.hypot(*np.subtract(settled.center_mm, napkin.center_mm)) < 1.0
+    assert settled.angle_rad == off.angle_rad
+    assert border_agreement(view, library, napkin.side, "blue", settled) > 0.9
+    # bare wood has no border to settle on
+    on_wood = ItemPose((340.0, 330.0), napkin.angle_rad)
+    moved = on_its_border(view, library, napkin.side, "blue", on_wood)
+    assert border_agreement(view, library, napkin.side, "blue", moved) < 0.3
+    # paper inside the one, wood inside the other
+    size_mm = napkin.side.shape.size_mm
+    assert shows_paper(view, settled, size_mm)
+    assert not shows_paper(view, moved, size_mm)
 
 
 @pytest.mark.parametrize("face", ["up", "down"])
