@@ -220,7 +220,7 @@ def find_napkins(
         clear = 1.0 - ring.intersection(covering).length / ring.length
         if len(inliers) < least * max(clear, MIN_CLEAR_OUTLINE_SHARE):
             return None
-        if any(_same_napkin(pose, k) for k in known_poses):
+        if any(same_napkin(pose, k) for k in known_poses):
             return None
         if len(inliers) < least and (
             _clear_border_agreement(view, library, pose, covering) < MIN_BORDER_SHOWN
@@ -255,7 +255,7 @@ def find_napkins(
             vote.mark_tried(one.centre_px, TRIED_RADIUS_SHARE * half_px)
             # a weaker peak of a napkin already fitted (its stripe's lines, or the paper's edge
             # against the stripe's when the plane is a little off in scale) stays unfitted
-            if not any(_same_napkin(one.pose, c.pose) for c in candidates):
+            if not any(same_napkin(one.pose, c.pose) for c in candidates):
                 candidates.append(one)
         if not candidates:
             break
@@ -456,7 +456,7 @@ def _clear_border_agreement(
     )
 
 
-def _same_napkin(a: ItemPose, b: ItemPose) -> bool:
+def same_napkin(a: ItemPose, b: ItemPose) -> bool:
     """Whether two napkin poses (table mm) are one napkin (:data:`SAME_NAPKIN_MM`,
     :data:`SAME_NAPKIN_DEG`; a square's angle counts modulo 90 degrees)."""
     turn = np.rad2deg(a.angle_rad - b.angle_rad) % 90.0
