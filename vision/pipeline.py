@@ -723,6 +723,20 @@ def _napkin_on_its_art(
         for s in napkin_sides
     ]
     _, pose = max(fits, key=lambda fit: fit[0])
+    return _napkin_judged_at(library, view, found, pose, sides, light_bgr)
+
+
+def _napkin_judged_at(
+    library: ArtLibrary,
+    view: CanvasView,
+    found: FoundSide,
+    pose: ItemPose,
+    sides: list[FoundSide],
+    light_bgr: np.ndarray | None,
+) -> tuple[IdentifiedItem, np.ndarray]:
+    """The napkin ``found`` moved to ``pose`` (table mm) and identified again (colour, face or
+    back) on all of its outline clear of the other ``sides`` found; with that part (the mask of
+    its canvas box, :func:`vision.identify.item_box`)."""
     moved = FoundSide(found.side, pose, found.points_local_mm)
     seen = uncovered_mask(library, view, moved, [side for side in sides if side is not found])
     item = identify(
@@ -763,11 +777,7 @@ def _napkin_on_its_border(
         view, pose, found.side.shape.size_mm, light_bgr
     ):
         return None
-    moved = FoundSide(found.side, pose, found.points_local_mm)
-    seen = uncovered_mask(library, view, moved, [side for side in sides if side is not found])
-    settled = identify(
-        library, view, found.side, pose, found.points_local_mm, seen=seen, light_bgr=light_bgr
-    )
+    settled, seen = _napkin_judged_at(library, view, found, pose, sides, light_bgr)
     if not _napkin_border_seen(library, view, settled, on_art_alone=True):
         return None
     return settled, seen
