@@ -34,7 +34,7 @@ from vision.plane import (
     ItemObservation,
     ItemPose,
     TablePlane,
-    camera_homography,
+    camera_homographies,
     fit_table_plane,
 )
 
@@ -443,7 +443,7 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
 
 def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.ndarray]:
     """First table-plane homographies (table mm -> working px) from the clearest coaster faces,
-    the likelier first: one, or two where the coasters found leave a doubt.
+    the likelier first: one, or two or three where the coasters found leave a doubt.
 
     Searched first in a downscaled copy (cheap), then, when fewer than two coasters are clear
     there, at the working resolution, and last, when none is clear in a small photo, in a copy
@@ -453,10 +453,11 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
     (printed or blurred art) are taken instead, from the copy where most are found.
     The table frame is that of the strongest coaster found; the plane is fitted jointly to the
     features of all coasters found, or, when only one is, placed as a phone camera would see
-    that one (:func:`vision.plane.camera_homography`). A plane placed from one coaster can be
-    skewed far from it (a small, blurred coaster gives its tilt poorly), so when several
-    coasters are also matched as affine maps, their joint plane is the second candidate: which
-    of the two reads the table better is only known by searching it (see
+    that one (:func:`vision.plane.camera_homographies`; a small, blurred one may leave two
+    poses, tilted either way, in doubt: both are candidates). A plane placed from one coaster
+    can be skewed far from it (a small, blurred coaster gives its tilt poorly), so when several
+    coasters are also matched as affine maps, their joint plane is another candidate: which
+    reads the table best is only known by searching it (see
     :func:`vision.pipeline.score_photo`).
     Raises :class:`NoGameFound` when no coaster face is clearly visible.
     """
@@ -479,7 +480,7 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
             break
     if not chosen:  # in the finest copy: coasters as a camera out of focus sees them
         chosen = _coarse_hypotheses(features, library, (OUT_OF_FOCUS_BLUR_MM,))
-    planes = [_coarse_plane(chosen, features, factor, (w, h))] if chosen else []
+    planes = _coarse_planes(chosen, features, factor, (w, h)) if chosen else []
     if len(chosen) < MIN_SMALL_COASTERS:  # small coasters as affine maps, where most are found
         small, factor, features = max(
             (
@@ -489,7 +490,7 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
             key=lambda found: len(found[0]),
         )
         if small:
-            planes.append(_coarse_plane(small, features, factor, (w, h)))
+            planes += _coarse_planes(small, features, factor, (w, h))
     if not planes:
         raise NoGameFound(
             "no Beer & Pretzels coaster is clearly visible in the photo; if the game is in it, "
@@ -498,15 +499,16 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
     return planes
 
 
-def _coarse_plane(
+def _coarse_planes(
     chosen: list[_Hypothesis], features: _Features, factor: float, image_size_px: tuple[int, int]
-) -> np.ndarray:
+) -> list[np.ndarray]:
     """The homography (table mm -> working px) of the coasters ``chosen`` among the features of
-    the working image's copy scaled by ``factor``, the strongest first (it gives the frame)."""
+    the working image's copy scaled by ``factor``, the strongest first (it gives the frame); of
+    one coaster, the two mirror poses where its features do not tell them apart."""
     points = features.points
     to_working = np.diag([1 / factor, 1 / factor, 1.0])
     if len(chosen) == 1:
-        return camera_homography(
+        return camera_homographies(
             chosen[0].template.points_mm[chosen[0].template_ids],
             points[chosen[0].keypoint_ids] / factor,
             image_size_px,
@@ -525,7 +527,7 @@ def _coarse_plane(
             ItemPose((s[0, 2], s[1, 2]), float(np.arctan2(s[1, 0] - s[0, 1], s[0, 0] + s[1, 1])))
         )
     fit = fit_table_plane(observations, image_size_px, anchor, poses, with_distortion=False)
-    return fit.plane.table_to_undistorted
+    return [fit.plane.table_to_undistorted]
 
 
 def _small_coasters(features: _Features, library: ArtLibrary) -> list[_Hypothesis]:

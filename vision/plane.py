@@ -33,6 +33,16 @@ _OUTLIER_PX = 4.0
 #: linearly), so features spread over the image still fit a real lens, while a few items off a
 #: model that lacks them (lifted, or placed a little wrong) cannot bend the whole plane.
 _DISTORTION_PRIOR = (0.1, 0.05)
+#: Prior spread of how far the homography is from one a pinhole camera gives (principal point at
+#: the image centre, square pixels): the cosine of the angle between the table's x and y axes
+#: as the camera sees them, the log of their lengths' ratio, and the log of the focal length
+#: over :data:`TYPICAL_FOCAL_PER_LONG_SIDE` (fitted along with the plane). Each is one more
+#: residual, weighed like the distortion's. Features spread over the table fix all eight terms
+#: of the homography without it; those of a few coasters lying close together leave its two
+#: perspective terms free to take values no camera gives (held-out 0037: three coasters gave a
+#: plane whose table axes met at 70 degrees; 0209: four gave axes 20 % apart in length), and
+#: the table rectified with them looked nothing like its art away from those coasters.
+_CAMERA_PRIOR = (0.02, 0.02, 0.3)
 
 
 @dataclass(frozen=True)
@@ -112,29 +122,46 @@ class TablePlane:
 TYPICAL_FOCAL_PER_LONG_SIDE = 0.75
 
 
-def camera_homography(
+#: Where IPPE's second pose reprojects one item's features within this factor of the first's
+#: error, the two are not told apart by them (a coaster 30 px across, blurred: held-out 0037's
+#: two poses, tilted 5 and 37 degrees, were 0.39 and 0.40 px off; the table was at 35).
+IPPE_AMBIGUOUS_ERROR_RATIO = 1.5
+
+
+def camera_homographies(
     points_local_mm: np.ndarray, points_px: np.ndarray, image_size_px: tuple[int, int]
-) -> np.ndarray:
-    """Homography (item-local mm -> working px) of one flat item, as a phone camera sees it.
+) -> list[np.ndarray]:
+    """Homographies (item-local mm -> working px) of one flat item, as a phone camera sees it:
+    the likelier first, and the other of the two poses that mirror each other where the item's
+    features do not tell them apart (:data:`IPPE_AMBIGUOUS_ERROR_RATIO`).
 
     A free homography fitted to one coaster's features gets its perspective (the two terms that
     make far parts of the table smaller) from a few cm of art, so it can be far off across
     the table. Here a pinhole camera with the typical phone focal length
     (:data:`TYPICAL_FOCAL_PER_LONG_SIDE`), square pixels and its principal point at the image
     centre is placed instead (IPPE, :func:`cv2.solvePnPGeneric`): the item's foreshortening
-    fixes the table's tilt up to a mirror ambiguity, settled by the smaller reprojection error.
-    ``points_local_mm`` (N, 2) and ``points_px`` (N, 2) are matched pairs, N >= 4.
+    fixes the table's tilt up to a mirror ambiguity, settled by the smaller reprojection error
+    where it can be. ``points_local_mm`` (N, 2) and ``points_px`` (N, 2) are matched pairs,
+    N >= 4.
     """
     camera = _phone_camera(image_size_px)
     objects = np.column_stack([points_local_mm, np.zeros(len(points_local_mm))])
-    _, rvecs, tvecs, _ = cv2.solvePnPGeneric(
+    _, rvecs, tvecs, errors = cv2.solvePnPGeneric(
         objects.astype(np.float64),
         np.asarray(points_px, np.float64),
         camera,
         None,
         flags=cv2.SOLVEPNP_IPPE,
     )
-    return _homography_of_pose(np.concatenate([rvecs[0].ravel(), tvecs[0].ravel()]), camera)
+    errors = np.asarray(errors, float).ravel()
+    order = np.argsort(errors)
+    errors = errors[order]
+    homographies = [
+        _homography_of_pose(np.concatenate([rvecs[k].ravel(), tvecs[k].ravel()]), camera)
+        for k in order
+    ]
+    ambiguous = len(errors) > 1 and errors[1] <= IPPE_AMBIGUOUS_ERROR_RATIO * max(errors[0], 1e-9)
+    return homographies[:2] if ambiguous else homographies[:1]
 
 
 def _phone_camera(image_size_px: tuple[int, int]) -> np.ndarray:
@@ -202,16 +229,23 @@ def fit_table_plane(
     fit_distortion = with_distortion and n_items >= 4 and float(spread.min()) > 0.35
     mask = np.ones(len(observed), bool)
 
+    # x: the homography's 8 free terms, k1 and k2 when fitted, the log focal ratio, the poses
+    n_global = 11 if fit_distortion else 9
+
     def unpack(x: np.ndarray) -> tuple[TablePlane, np.ndarray]:
         hom = np.append(x[:8], 1.0).reshape(3, 3)
         k1, k2 = (x[8], x[9]) if fit_distortion else (0.0, 0.0)
-        off = 10 if fit_distortion else 8
-        poses = np.vstack([initial_pose_vec[0], x[off:].reshape(-1, 3)])
+        poses = np.vstack([initial_pose_vec[0], x[n_global:].reshape(-1, 3)])
         return TablePlane(hom, float(k1), float(k2), image_size_px), poses
 
     initial_pose_vec = np.array([[*p.center_mm, p.angle_rad] for p in initial_poses], float)
     x0 = np.concatenate(
-        [h0.ravel()[:8], [0.0, 0.0] if fit_distortion else [], initial_pose_vec[1:].ravel()]
+        [
+            h0.ravel()[:8],
+            [0.0, 0.0] if fit_distortion else [],
+            [_log_focal_ratio(h0, image_size_px)],
+            initial_pose_vec[1:].ravel(),
+        ]
     )
 
     def residuals(x: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -223,11 +257,11 @@ def fit_table_plane(
             [c * q[:, 0] - s * q[:, 1] + pose[:, 0], s * q[:, 0] + c * q[:, 1] + pose[:, 1]], 1
         )
         residual = (plane.table_to_image(table) - observed[keep]).ravel()
-        if not fit_distortion:
-            return residual
-        return np.concatenate([residual, [plane.k1, plane.k2] / np.array(_DISTORTION_PRIOR)])
-
-    n_global = 10 if fit_distortion else 8
+        camera = _camera_terms(plane.table_to_undistorted, x[n_global - 1], image_size_px)
+        priors = [camera / np.array(_CAMERA_PRIOR)]
+        if fit_distortion:
+            priors.insert(0, [plane.k1, plane.k2] / np.array(_DISTORTION_PRIOR))
+        return np.concatenate([residual, *priors])
 
     def sparsity(keep: np.ndarray) -> coo_matrix:
         # each residual depends on the shared parameters and on its own item's pose only
@@ -240,10 +274,15 @@ def fit_table_plane(
         cols_p = (n_global + 3 * (rows_owner[has_pose] - 1))[:, None] + np.arange(3)
         rows = np.concatenate([rows_g, rows_p])
         cols = np.concatenate([cols_g, cols_p.ravel()])
-        if fit_distortion:  # the prior's rows: k1, k2 alone
+        if fit_distortion:  # the distortion prior's rows: k1, k2 alone
             rows = np.concatenate([rows, [n_rows, n_rows + 1]])
             cols = np.concatenate([cols, [8, 9]])
             n_rows += 2
+        # the camera prior's rows: the homography and the focal length
+        camera_cols = np.array([*range(8), n_global - 1])
+        rows = np.concatenate([rows, np.repeat(n_rows + np.arange(3), len(camera_cols))])
+        cols = np.concatenate([cols, np.tile(camera_cols, 3)])
+        n_rows += 3
         return coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, len(x0)))
 
     x = x0
@@ -279,6 +318,38 @@ def fit_table_plane(
         rms_px=rms,
         inlier_masks=tuple(mask[owner == i] for i in range(n_items)),
     )
+
+
+def _camera_terms(
+    table_to_undistorted: np.ndarray, log_focal_ratio: float, image_size_px: tuple[int, int]
+) -> np.ndarray:
+    """(3,) how far a homography (table mm -> undistorted working px) is from a pinhole camera's
+    with the focal length ``exp(log_focal_ratio)`` times the typical one, principal point at the
+    image centre: the cosine between the table's axes in the camera frame, the log of their
+    lengths' ratio there, and ``log_focal_ratio`` itself (all zero for a typical camera)."""
+    w, h = image_size_px
+    focal = TYPICAL_FOCAL_PER_LONG_SIDE * max(w, h) * np.exp(log_focal_ratio)
+    hom = np.asarray(table_to_undistorted, float)
+    axes = np.vstack(
+        [
+            (hom[0, :2] - w / 2 * hom[2, :2]) / focal,
+            (hom[1, :2] - h / 2 * hom[2, :2]) / focal,
+            hom[2, :2],
+        ]
+    )
+    x_len, y_len = np.linalg.norm(axes, axis=0)
+    cosine = float(axes[:, 0] @ axes[:, 1]) / (x_len * y_len)
+    return np.array([cosine, np.log(x_len / y_len), log_focal_ratio])
+
+
+def _log_focal_ratio(table_to_undistorted: np.ndarray, image_size_px: tuple[int, int]) -> float:
+    """The log focal ratio (see :func:`_camera_terms`) within a factor 1.65 either way with which
+    the homography is closest to a camera's: where the fit starts."""
+    candidates = np.linspace(-0.5, 0.5, 21)
+    misfit = [
+        np.abs(_camera_terms(table_to_undistorted, c, image_size_px)[:2]).sum() for c in candidates
+    ]
+    return float(candidates[int(np.argmin(misfit))])
 
 
 def place_on_plane(
