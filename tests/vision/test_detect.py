@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from vision_scenes import Placed, render_scene, side, table_homography
+from vision_scenes import Placed, phone_homography, render_scene, side, table_homography
 
 from vision.art import art_library
 from vision.detect import (
@@ -102,25 +102,23 @@ def test_tiny_blurred_coasters_are_found_in_an_upsampled_copy(catalogue, monkeyp
         coarse_table_plane(image, library)
 
 
-def _small_tilted_coasters(catalogue) -> tuple[list[Placed], np.ndarray]:
-    """Five coasters of 0.45 px/mm (48 px across) foreshortened to 85 % across a mild tilt:
-    the items and the table mm -> image px homography."""
-    items = [
+def _small_coasters(catalogue) -> list[Placed]:
+    """Five coasters spread over 270 mm of table, to be seen at about 0.45 px/mm (48 px across)."""
+    return [
         Placed(side(catalogue, "coaster", "triple"), "blue", (60.0, 60.0), np.deg2rad(20)),
         Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 70.0), np.deg2rad(-65)),
         Placed(side(catalogue, "coaster", "three"), "yellow", (110.0, 190.0), np.deg2rad(140)),
         Placed(side(catalogue, "coaster", "double"), "green", (250.0, 180.0), np.deg2rad(75)),
         Placed(side(catalogue, "coaster", "soft"), "gray", (330.0, 80.0), np.deg2rad(200)),
     ]
-    homography = table_homography(0.45, tilt=0.0004)
-    homography[1, 1] *= 0.85
-    return items, homography
 
 
 def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeypatch) -> None:
     """Coasters 48 px across, foreshortened to 85 % across the tilt and blurred: none gives a
     homography of its own, but several matched as affine maps place a first, rough plane."""
-    items, homography = _small_tilted_coasters(catalogue)
+    items = _small_coasters(catalogue)
+    homography = table_homography(0.45, tilt=0.0004)
+    homography[1, 1] *= 0.85
     image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (240, 195)), (0, 0), 0.9)
     library = art_library(catalogue)
     plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (240, 195))
@@ -132,11 +130,12 @@ def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeyp
 
 
 def test_one_sharp_coaster_among_small_blurred_ones_gives_a_second_plane(catalogue) -> None:
-    """Five coasters 48 px across, foreshortened to 85 % across the tilt; all but one blurred.
-    The sharp one alone gives a homography, a plane placed as a camera would see it that is
-    skewed far from it; all five matched as affine maps give the second candidate, which keeps
-    the distances between them."""
-    items, homography = _small_tilted_coasters(catalogue)
+    """Five coasters 48 px across, seen by a phone tilted 32 degrees; all but one blurred.
+    The sharp one alone gives a homography, a plane placed as a camera would see it (in either
+    of its mirror poses: 48 px leave them in doubt) that is skewed far from it; all five matched
+    as affine maps give the last candidate, which keeps the distances between them."""
+    items = _small_coasters(catalogue)
+    homography = phone_homography(0.45, 32.0, (195.0, 125.0), (229, 175))
     sharp = render_scene(catalogue, items, homography, (229, 175))
     image = cv2.GaussianBlur(sharp, (0, 0), 0.8)
     first_px = homography @ [*items[0].center_mm, 1.0]
@@ -144,12 +143,12 @@ def test_one_sharp_coaster_among_small_blurred_ones_gives_a_second_plane(catalog
     cv2.circle(keep_sharp, tuple(int(v) for v in first_px[:2] / first_px[2]), 27, 255, -1)
     image[keep_sharp > 0] = sharp[keep_sharp > 0]
     planes = coarse_table_planes(image, art_library(catalogue))
-    assert len(planes) == 2
+    assert len(planes) in (2, 3)
     errors = [
         _distance_error_mm(TablePlane(g, 0.0, 0.0, (229, 175)), homography, items) for g in planes
     ]
-    (one_coaster_mm, spread_mm), (several_mm, _) = errors
-    assert several_mm < 0.05 * spread_mm < one_coaster_mm
+    *one_coaster, (several_mm, spread_mm) = errors
+    assert several_mm < 0.05 * spread_mm < min(error_mm for error_mm, _ in one_coaster)
 
 
 @pytest.mark.parametrize("grain_px", [0.7, 3.0])

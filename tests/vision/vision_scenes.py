@@ -41,6 +41,24 @@ def table_homography(px_per_mm: float, tilt: float = 0.0, origin_px=(40.0, 40.0)
     )
 
 
+def phone_homography(
+    px_per_mm: float, tilt_deg: float, centre_mm: tuple[float, float], size_px: tuple[int, int]
+) -> np.ndarray:
+    """A table mm -> image px homography as a phone camera gives it (focal length 0.75 of the
+    long side, principal point at the image centre): tilted ``tilt_deg`` about the table's x
+    axis, ``centre_mm`` at the image centre, seen there at ``px_per_mm`` across x."""
+    w, h = size_px
+    focal = 0.75 * max(w, h)
+    camera = np.array([[focal, 0.0, (w - 1) / 2], [0.0, focal, (h - 1) / 2], [0.0, 0.0, 1.0]])
+    tilt = np.radians(tilt_deg)
+    rotation = np.array(
+        [[1.0, 0.0, 0.0], [0.0, np.cos(tilt), -np.sin(tilt)], [0.0, np.sin(tilt), np.cos(tilt)]]
+    )
+    shift = np.array([0.0, 0.0, focal / px_per_mm]) - rotation[:, :2] @ np.asarray(centre_mm)
+    homography = camera @ np.column_stack([rotation[:, 0], rotation[:, 1], shift])
+    return homography / homography[2, 2]
+
+
 def render_scene(
     catalogue: Catalogue,
     items: list[Placed],
