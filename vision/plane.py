@@ -264,11 +264,12 @@ def fit_table_plane(
         return np.concatenate([residual, *priors])
 
     def sparsity(keep: np.ndarray) -> coo_matrix:
-        # each residual depends on the shared parameters and on its own item's pose only
+        # each residual depends on the shared parameters but the focal length (the camera
+        # prior's alone) and on its own item's pose only
         rows_owner = np.repeat(owner[keep], 2)
         n_rows = len(rows_owner)
-        rows_g = np.repeat(np.arange(n_rows), n_global)
-        cols_g = np.tile(np.arange(n_global), n_rows)
+        rows_g = np.repeat(np.arange(n_rows), n_global - 1)
+        cols_g = np.tile(np.arange(n_global - 1), n_rows)
         has_pose = rows_owner > 0
         rows_p = np.repeat(np.flatnonzero(has_pose), 3)
         cols_p = (n_global + 3 * (rows_owner[has_pose] - 1))[:, None] + np.arange(3)
