@@ -407,13 +407,10 @@ def rigid_fit(local_mm: np.ndarray, table_mm: np.ndarray) -> tuple[ItemPose, np.
     return ItemPose((float(centre[0]), float(centre[1])), angle), residual
 
 
-def pose_from_similarity(table_to_image: np.ndarray, local_to_image: np.ndarray) -> ItemPose:
-    """The rigid pose of an item given its local-mm -> image homography and the table's.
-
-    ``table_to_image^-1 @ local_to_image`` is (nearly) a rotation plus translation in mm; its
-    rotation is taken from the closest rotation of the linear part.
-    """
-    s = np.linalg.inv(table_to_image) @ local_to_image
-    s = s / s[2, 2]
+def pose_of_similarity(local_to_table: np.ndarray) -> ItemPose:
+    """The rigid pose of an item given its (3, 3) map item-local mm -> table mm, a homography
+    that is nearly a rotation plus translation (e.g. the table's image homography inverted, times
+    the item's): the translation, and the rotation closest to the linear part."""
+    s = local_to_table / local_to_table[2, 2]
     angle = float(np.arctan2(s[1, 0] - s[0, 1], s[0, 0] + s[1, 1]))
     return ItemPose((float(s[0, 2]), float(s[1, 2])), angle)
