@@ -555,13 +555,10 @@ def _coarse_planes(
         for seen in camera_homographies(
             observation.points_local_mm, observation.points_px, image_size_px
         ):
-            # the strongest coaster's pose on this coaster's camera plane gives the frame
-            strongest_pose = (
-                pose_of_similarity(np.linalg.inv(seen) @ strongest)
-                if k
-                else ItemPose((0.0, 0.0), 0.0)
-            )
-            fit = fit_from(seen @ _local_to_table(strongest_pose))
+            if k:  # the strongest coaster's pose on this coaster's camera plane gives the frame
+                strongest_pose = pose_of_similarity(np.linalg.inv(seen) @ strongest)
+                seen = seen @ strongest_pose.local_to_table_matrix()
+            fit = fit_from(seen)
             if _fits_better(fit, best):
                 best = fit
     return [best.plane.table_to_undistorted]
@@ -576,12 +573,6 @@ def _fits_better(fit: PlaneFit, than: PlaneFit) -> bool:
 def _features_kept(fit: PlaneFit) -> int:
     """How many observations a plane fit kept as inliers."""
     return sum(int(mask.sum()) for mask in fit.inlier_masks)
-
-
-def _local_to_table(pose: ItemPose) -> np.ndarray:
-    """(3, 3) the rigid map of ``pose``: item-local mm -> table mm, homogeneous."""
-    c, s = np.cos(pose.angle_rad), np.sin(pose.angle_rad)
-    return np.array([[c, -s, pose.center_mm[0]], [s, c, pose.center_mm[1]], [0.0, 0.0, 1.0]])
 
 
 def _small_coasters(features: _Features, library: ArtLibrary) -> list[_Hypothesis]:

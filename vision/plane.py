@@ -58,6 +58,12 @@ class ItemPose:
         rotation_t = np.array([[c, s], [-s, c]])
         return np.asarray(points_local_mm, float) @ rotation_t + np.asarray(self.center_mm)
 
+    def local_to_table_matrix(self) -> np.ndarray:
+        """(3, 3) the same map as :meth:`local_to_table`, on homogeneous points (mm -> mm)."""
+        c, s = np.cos(self.angle_rad), np.sin(self.angle_rad)
+        x, y = self.center_mm
+        return np.array([[c, -s, x], [s, c, y], [0.0, 0.0, 1.0]])
+
     def table_to_local(self, points_table_mm: np.ndarray) -> np.ndarray:
         """Map (N, 2) table points (mm) into the side-local frame (mm)."""
         c, s = np.cos(self.angle_rad), np.sin(self.angle_rad)

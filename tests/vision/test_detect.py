@@ -161,11 +161,6 @@ def _apply(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
     return q[:, :2] / q[:, 2:3]
 
 
-def _local_to_table(pose: ItemPose) -> np.ndarray:
-    c, s = np.cos(pose.angle_rad), np.sin(pose.angle_rad)
-    return np.array([[c, -s, pose.center_mm[0]], [s, c, pose.center_mm[1]], [0.0, 0.0, 1.0]])
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_two_small_coasters_give_the_plane_from_their_camera_poses(monkeypatch, seed) -> None:
     """Two coasters 35 px across and 680 px apart, seen by a phone tilted 28 degrees (the layout
@@ -180,7 +175,7 @@ def test_two_small_coasters_give_the_plane_from_their_camera_poses(monkeypatch, 
     for k, pose in enumerate([ItemPose((-800.0, 150.0), 0.4), ItemPose((850.0, 350.0), -1.1)]):
         local = rng.uniform(-40.0, 40.0, (20, 2))
         seen = _apply(truth, pose.local_to_table(local)) + rng.normal(0.0, 0.3, (20, 2))
-        transform = truth @ _local_to_table(pose)
+        transform = truth @ pose.local_to_table_matrix()
         if k == 0:  # a little perspective of its own, as RANSAC may give it from 35 px
             transform = transform @ np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1e-3, -5e-4, 1.0]])
             assert np.abs(_apply(transform, local) - seen).max() < 1.5

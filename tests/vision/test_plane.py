@@ -138,6 +138,8 @@ def test_pose_maps_local_to_table_and_back() -> None:
     # positive angle turns clockwise on the y-down table: +x goes towards +y
     assert table[0, 1] > 50.0
     assert np.allclose(pose.table_to_local(table), local)
+    homogeneous = np.column_stack([local, np.ones(len(local))]) @ pose.local_to_table_matrix().T
+    assert np.allclose(homogeneous[:, :2], table) and np.allclose(homogeneous[:, 2], 1.0)
 
 
 def test_camera_homography_places_the_table_far_beyond_one_coaster() -> None:
