@@ -156,11 +156,6 @@ def test_one_sharp_coaster_among_small_blurred_ones_gives_a_second_plane(catalog
     assert several_mm < 0.05 * spread_mm < min(error_mm for error_mm, _ in one_coaster)
 
 
-def _apply(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
-    q = points @ homography[:, :2].T + homography[:, 2]
-    return q[:, :2] / q[:, 2:3]
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_two_small_coasters_give_the_plane_from_their_camera_poses(monkeypatch, seed) -> None:
     """Two coasters 32-39 px across and 640 px apart, seen by a phone tilted 28 degrees (the layout
@@ -170,15 +165,17 @@ def test_two_small_coasters_give_the_plane_from_their_camera_poses(monkeypatch, 
     distances across the table."""
     size = (1600, 1200)
     truth = phone_homography(0.4, 28.0, (0.0, 0.0), size)
+    seen_by_truth = TablePlane(truth, 0.0, 0.0, size).table_to_image
     rng = np.random.default_rng(seed)
     hypotheses, points = [], []
     for k, pose in enumerate([ItemPose((-800.0, 150.0), 0.4), ItemPose((850.0, 350.0), -1.1)]):
         local = rng.uniform(-40.0, 40.0, (20, 2))
-        seen = _apply(truth, pose.local_to_table(local)) + rng.normal(0.0, 0.3, (20, 2))
+        seen = seen_by_truth(pose.local_to_table(local)) + rng.normal(0.0, 0.3, (20, 2))
         transform = truth @ pose.local_to_table_matrix()
         if k == 0:  # a little perspective of its own, as RANSAC may give it from 35 px
             transform = transform @ np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1e-3, -5e-4, 1.0]])
-            assert np.abs(_apply(transform, local) - seen).max() < 1.5
+            own = TablePlane(transform, 0.0, 0.0, size).table_to_image(local)
+            assert np.abs(own - seen).max() < 1.5
         template = SimpleNamespace(points_mm=local)
         ids = np.arange(20)
         hypotheses.append(_Hypothesis(template, transform, ids + 20 * k, ids))
@@ -189,7 +186,7 @@ def test_two_small_coasters_give_the_plane_from_their_camera_poses(monkeypatch, 
 
     def distance_error_mm() -> float:
         (homography,) = _coarse_planes(hypotheses, features, 1.0, size)
-        found = TablePlane(homography, 0.0, 0.0, size).image_to_table(_apply(truth, far_mm))
+        found = TablePlane(homography, 0.0, 0.0, size).image_to_table(seen_by_truth(far_mm))
         return float(
             np.abs(np.linalg.norm(found[:, None] - found[None], axis=2) - true_distances).max()
         )
