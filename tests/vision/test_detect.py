@@ -14,6 +14,7 @@ from vision.detect import (
     _VOTE_ANGLE_RAD,
     _VOTE_CELL,
     _VOTE_LOG_SCALE,
+    MIN_SMALL_COASTER_INLIERS,
     SIFT_CONTRAST_THRESHOLD,
     CanvasView,
     _coarse_planes,
@@ -103,6 +104,7 @@ def test_tiny_blurred_coasters_are_found_in_an_upsampled_copy(catalogue, monkeyp
     error_mm, spread_mm = _distance_error_mm(plane, homography, items)
     assert error_mm < 0.15 * spread_mm  # a first, rough plane
     monkeypatch.setattr("vision.detect.UPSAMPLED_LONG_SIDE_PX", 1)  # without the upsampled copy
+    monkeypatch.setattr("vision.detect.MIN_FAINT_COASTER_INLIERS", MIN_SMALL_COASTER_INLIERS)
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
 
@@ -130,6 +132,22 @@ def test_small_tilted_coasters_give_a_plane_as_affine_matches(catalogue, monkeyp
     error_mm, spread_mm = _distance_error_mm(plane, homography, items)
     assert error_mm < 0.15 * spread_mm  # a first, rough plane
     monkeypatch.setattr("vision.detect.MIN_SMALL_COASTERS", len(items) + 1)  # no affine look
+    with pytest.raises(NoGameFound):
+        coarse_table_plane(image, library)
+
+
+def test_faint_small_coasters_are_the_last_resort(catalogue, monkeypatch) -> None:
+    """Coasters 52 px across, blurred by 1.5 px (a soft or grainy photo): none keeps the
+    features of an affine match at the usual count, but with the fainter matches of the last
+    resort several still place a first, rough plane."""
+    items = _small_coasters(catalogue)
+    homography = table_homography(0.55, tilt=0.0004)
+    image = cv2.GaussianBlur(render_scene(catalogue, items, homography, (240, 163)), (0, 0), 1.5)
+    library = art_library(catalogue)
+    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (240, 163))
+    error_mm, spread_mm = _distance_error_mm(plane, homography, items)
+    assert error_mm < 0.15 * spread_mm
+    monkeypatch.setattr("vision.detect.MIN_FAINT_COASTER_INLIERS", MIN_SMALL_COASTER_INLIERS)
     with pytest.raises(NoGameFound):
         coarse_table_plane(image, library)
 
