@@ -102,6 +102,7 @@ from vision.plane import (
     fit_table_plane,
     place_on_plane,
 )
+from vision.players import five_colours_warning, players_in_play, removed_types
 from vision.segmentation import CoasterProbabilities, Segmentation, segmenter, segmenter_enabled
 
 #: Items measured up to this much farther (mm) from the cord than the rule's touch gap are
@@ -334,12 +335,15 @@ def _score_on_plane(
         foreign_mm=tuple(tuple(map(tuple, outline.tolist())) for outline in on_table.foreign_mm),
     )
     score = None
+    players = players_in_play(placed, catalogue)
+    warnings += five_colours_warning(placed, players)
     if len(scene.boundary_mm) >= 3:
         try:
             score = score_scene(
                 scene,
                 catalogue,
-                players=_players(placed, catalogue),
+                players=players,
+                removed_types=removed_types(placed, players),
                 cord_touch_mm=TOUCH_MM + CORD_CONTACT_ALLOWANCE_MM,
                 link_touch_mm=TOUCH_MM + LINK_CONTACT_ALLOWANCE_MM,
             )
@@ -935,12 +939,6 @@ def _item_mask(items: list[IdentifiedItem], plane: TablePlane, size: tuple[int, 
         px = plane.table_to_image(outline)
         cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 1)
     return mask > 0
-
-
-def _players(placed: tuple[PlacedItem, ...], catalogue: Catalogue) -> list[str]:
-    """Colours in play: those of the face-up items (a stray face-down coaster makes no player)."""
-    shown = {item.color for item in placed if item.face is Face.UP}
-    return [c for c in catalogue.color_names if c in shown]
 
 
 def _warnings(items: list[IdentifiedItem], boundary: Boundary | None) -> list[str]:
