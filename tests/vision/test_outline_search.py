@@ -421,3 +421,44 @@ def test_a_square_coaster_mostly_under_a_disc_one_near_its_centre_is_found(catal
     coasters = _found_under(catalogue, hidden, above)
     assert [c.side for c in coasters] == [hidden.side]
     assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 1.5
+
+
+def _grainy_gray_coaster(catalogue):
+    """(image, plane, coaster, found): a gray coaster in full view beside a napkin found, in a
+    soft, grainy photo (blur 2 px, noise 40 levels): its art correlates about 0.57."""
+    coaster = Placed(
+        side(catalogue, "coaster", "double"), "gray", (190.0, 120.0), np.deg2rad(100.0)
+    )
+    napkin = Placed(side(catalogue, "napkin"), "yellow", (300.0, 125.0), np.deg2rad(10.0))
+    beer = Placed(side(catalogue, "coaster", "beer"), "red", (80.0, 120.0), np.deg2rad(-40.0))
+    homography = table_homography(PX_PER_MM * 1.6, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, [beer, coaster, napkin], homography, (640, 480), (60, 70, 80))
+    grain = np.random.default_rng(3).normal(0.0, 40.0, image.shape)
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 2.0) + grain, 0, 255).astype(np.uint8)
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    found = [_Pose(p.side, ItemPose(p.center_mm, p.angle_rad)) for p in (beer, napkin)]
+    return image, plane, coaster, found
+
+
+def test_a_faint_coaster_the_segmenter_is_sure_of_needs_less_of_the_art(catalogue, monkeypatch):
+    """A gray coaster's print shows at half the others' contrast: soft and grainy, its art
+    correlates under :data:`MIN_CORRELATION`. Where the segmenter sees its face over the whole
+    disc, that is enough; where it is unsure (a probability of 0.8), it is not."""
+    image, plane, coaster, found = _grainy_gray_coaster(catalogue)
+    library = art_library(catalogue)
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    monkeypatch.setattr(outline_search, "partial_outline_peaks", lambda *args: [])
+
+    def search(probability: float):
+        seen = _coasters_seen(plane, [(coaster.center_mm, 4)], PX_PER_MM * 1.6)
+        seen.probabilities[:] *= probability
+        return find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6, seen)
+
+    (sure,) = search(1.0)
+    assert sure.side == coaster.side
+    assert sure.correlation >= outline_search.SURE_SEEN_MIN_CORRELATION
+    assert sure.correlation < outline_search.MIN_CORRELATION
+    assert np.hypot(*np.subtract(sure.pose.center_mm, coaster.center_mm)) < 2.0
+    assert search(0.8) == []
+    monkeypatch.setattr(outline_search, "SURE_SEEN_MIN_CORRELATION", 0.62)
+    assert search(1.0) == []
