@@ -5,7 +5,7 @@ With five players the rules take the ``soft`` coasters out before the round
 (:data:`games.beer_pretzels.scoring.FIVE_PLAYER_REMOVED_TYPES`), so a table that shows them
 face up in several colours is not a five-player table, even when five colours are read: one
 colour is a misread (held-out 0084: a blue double coaster read as a gray soft one made a fifth
-player, and the four players' soft coasters, 6 items in all, scored nothing). On the rendered
+player, and every soft coaster on the table, five read, scored nothing). On the rendered
 sets (480 photos) no five-player photo shows a soft coaster and every photo with fewer players
 shows at least one, while a five-player photo's items read as soft coasters in at most two
 colours (a type misread, held-out 0218 and 0230).
