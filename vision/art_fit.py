@@ -212,28 +212,42 @@ def refine_pose(
     pose: ItemPose,
     covered: np.ndarray,
     min_clear_share: float = 0.0,
+    *,
+    min_start: float = -1.0,
 ) -> tuple[float, ItemPose]:
     """Hill-climb the pose on :func:`art_correlation` (with ``min_clear_share``): angle in
     :data:`FINE_STEP_DEG` steps, centre in 1-px steps along the axes and the diagonals, up to
-    :data:`MAX_SHIFT_MM` from where it started. Returns the best correlation and its pose.
+    :data:`MAX_SHIFT_MM` from where it started. Returns the best correlation and its pose; the
+    start's, unrefined, where it correlates less than ``min_start``.
 
     The diagonal steps matter: a sharp print's correlation is a narrow ridge when the start is
-    off in angle and in both axes at once, and steps along the axes alone stop on its flank."""
+    off in angle and in both axes at once, and steps along the axes alone stop on its flank.
+    Each pose on the search's lattice (px steps, angle steps) is measured once: the score only
+    rises, so a pose tried before would be turned down again."""
     score = art_correlation(view, arts, pose, covered, min_clear_share)
+    if score < min_start:
+        return score, pose
     start = np.asarray(pose.center_mm)
     step_mm = 1.0 / view.px_per_mm
-    moves = [(0.0, 0.0, np.deg2rad(d)) for d in (-FINE_STEP_DEG, FINE_STEP_DEG)] + [
-        (dx * step_mm, dy * step_mm, 0.0) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy
+    step_rad = np.deg2rad(FINE_STEP_DEG)
+    moves = [(0, 0, -1), (0, 0, 1)] + [
+        (dx, dy, 0) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy
     ]
+    at = (0, 0, 0)  # the pose's place on the lattice, in steps from the start
+    tried = {at}
     improved = True
     while improved:
         improved = False
         for dx, dy, da in moves:
-            centre = np.asarray(pose.center_mm) + np.array([dx, dy])
+            place = (at[0] + dx, at[1] + dy, at[2] + da)
+            if place in tried:
+                continue
+            centre = np.asarray(pose.center_mm) + np.array([dx * step_mm, dy * step_mm])
             if np.hypot(*(centre - start)) > MAX_SHIFT_MM:
                 continue
-            trial = ItemPose((float(centre[0]), float(centre[1])), pose.angle_rad + da)
+            tried.add(place)
+            trial = ItemPose((float(centre[0]), float(centre[1])), pose.angle_rad + da * step_rad)
             value = art_correlation(view, arts, trial, covered, min_clear_share)
             if value > score + 1e-4:
-                score, pose, improved = value, trial, True
+                score, pose, at, improved = value, trial, place, True
     return score, pose

@@ -9,6 +9,7 @@ import pytest
 from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import Side, art_library
+from vision.art_fit import ink_arts
 from vision.detect import CanvasView, coarse_table_plane, detect_sides, rectify
 from vision.hidden import (
     HiddenCoaster,
@@ -81,7 +82,8 @@ def test_a_partly_covered_coaster_placed_a_little_off_is_judged_at_its_refined_p
     view = CanvasView(image, (-40.0 / ppm, -40.0 / ppm), ppm)
     covered = covered_mask(view, [_Placement(napkin.side, ItemPose(napkin.center_mm, 0.0))])
     off = ItemPose((101.0, 89.2), beer.angle_rad + np.deg2rad(5.0))
-    found = _verify(view, art_library(catalogue), beer.side, off, np.zeros((3, 2)), covered)
+    arts = ink_arts(art_library(catalogue), beer.side, view.px_per_mm)
+    found = _verify(view, arts, off, np.zeros((3, 2)), covered)
     assert found is not None
     assert 0.2 < found.visible_share < 0.9
     assert np.hypot(*np.subtract(found.pose.center_mm, beer.center_mm)) < 0.8
