@@ -212,21 +212,16 @@ def refine_pose(
     pose: ItemPose,
     covered: np.ndarray,
     min_clear_share: float = 0.0,
-    *,
-    min_start: float = -1.0,
 ) -> tuple[float, ItemPose]:
     """Hill-climb the pose on :func:`art_correlation` (with ``min_clear_share``): angle in
     :data:`FINE_STEP_DEG` steps, centre in 1-px steps along the axes and the diagonals, up to
-    :data:`MAX_SHIFT_MM` from where it started. Returns the best correlation and its pose; the
-    start's, unrefined, where it correlates less than ``min_start``.
+    :data:`MAX_SHIFT_MM` from where it started. Returns the best correlation and its pose.
 
     The diagonal steps matter: a sharp print's correlation is a narrow ridge when the start is
     off in angle and in both axes at once, and steps along the axes alone stop on its flank.
     Each pose on the search's lattice (px steps, angle steps) is measured once: the score only
     rises, so a pose tried before would be turned down again."""
     score = art_correlation(view, arts, pose, covered, min_clear_share)
-    if score < min_start:
-        return score, pose
     start = np.asarray(pose.center_mm)
     step_mm = 1.0 / view.px_per_mm
     step_rad = np.deg2rad(FINE_STEP_DEG)

@@ -49,12 +49,6 @@ _COVER_MARGIN_MM = 1.5
 MIN_VISIBLE_SHARE = 0.1
 #: ...and its art's ink must correlate with the visible pixels at least this much.
 MIN_CORRELATION = 0.62
-#: A candidate whose art correlates less than this where its matches place it is not refined
-#: (:func:`_verify`): on the dev photos and held-out 0-39 (962 candidates), refining raised a
-#: candidate by 0.30 at most and none accepted started below 0.49, while those starting below
-#: 0.2 (78% of all, 93% of the pass's refinement time; 595 candidates, about 57 s, in dev 0018
-#: alone) ended at 0.38 at most.
-MIN_START_CORRELATION = 0.2
 
 
 @dataclass(frozen=True)
@@ -193,11 +187,8 @@ def _verify(
     A pose from three or four matches is off by a degree or a millimetre, which at a coaster's
     rim decorrelates its print; so the pose is first refined on the art (angle and shift, the art
     as printed and blurred as a camera out of focus sees it: :func:`vision.art_fit.refine_pose`),
-    as the outline and type passes do, and judged there; unless it starts below
-    :data:`MIN_START_CORRELATION`, too far to climb."""
-    correlation, pose = refine_pose(
-        view, arts, pose, covered, MIN_VISIBLE_SHARE, min_start=MIN_START_CORRELATION
-    )
+    as the outline and type passes do, and judged there."""
+    correlation, pose = refine_pose(view, arts, pose, covered, MIN_VISIBLE_SHARE)
     if correlation < MIN_CORRELATION:
         return None
     share = clear_share(view, arts, pose, covered)

@@ -92,27 +92,6 @@ def test_the_refinement_measures_each_pose_once(catalogue, monkeypatch):
     assert len(places) == len(measured)  # ...and measured no pose twice
 
 
-def test_a_start_too_far_from_the_art_is_not_climbed(catalogue, monkeypatch):
-    coaster = _double(catalogue)
-    view = _view(catalogue, [coaster])
-    arts = ink_arts(art_library(catalogue), coaster.side, PX_PER_MM)
-    nothing = np.zeros(view.ink.shape, bool)
-    measured: list[ItemPose] = []
-
-    def measuring(view, arts, pose, covered, min_clear_share=0.0):
-        measured.append(pose)
-        return art_correlation(view, arts, pose, covered, min_clear_share)
-
-    monkeypatch.setattr(vision.art_fit, "art_correlation", measuring)
-    far = ItemPose((COASTER_MM[0] + 30.0, COASTER_MM[1]), COASTER_TURN + np.deg2rad(45.0))
-    correlation, pose = refine_pose(view, arts, far, nothing, min_start=0.5)
-    assert correlation < 0.5
-    assert pose == far
-    assert measured == [far]
-    off = ItemPose((COASTER_MM[0] + 1.2, COASTER_MM[1] - 0.8), COASTER_TURN + np.deg2rad(6.0))
-    assert refine_pose(view, arts, off, nothing, min_start=0.2)[0] > 0.85  # near: it climbs
-
-
 def test_a_coaster_far_out_of_focus_is_explained_by_its_art_rim_and_all(catalogue):
     # a pale coaster on a dark table, 4 mm out of focus: its rim blurs into the table, which the
     # art alone does not show; the art blurred over the table explains it, and still tells the
