@@ -13,7 +13,8 @@ process's CPU time, all threads) and the process's peak RSS.
 ``--one-thread`` pins OpenCV and the BLAS libraries to one thread (the speed target is per
 core; CPU time is also what stays reliable on a busy machine). ``--stages`` adds the mean CPU
 seconds per photo spent in each pipeline stage (and in SIFT, the ratio test and Hough voting
-inside them). A first photo is scored untimed to load the art templates.
+inside them; a stage called inside another, as ``identify`` is inside ``_coasters_under``, counts
+in both). A first photo is scored untimed to load the art templates.
 """
 
 from __future__ import annotations
@@ -58,10 +59,18 @@ STAGES = (
     "detect_sides",
     "find_napkins",
     "_fit_plane",
+    "find_coasters_by_outline",
+    "recheck_types",
     "identify",
     "find_hidden_coasters",
+    "_coasters_under",
+    "_napkins_on_their_lines",
+    "one_of_each",
     "stacking_order",
+    "recheck_colours",
+    "one_coaster_per_type",
     "find_boundary",
+    "find_icon_covers",
 )
 #: Helpers timed inside the stages: (module, function, label).
 INNER = (

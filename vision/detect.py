@@ -39,6 +39,7 @@ from vision.plane import (
     fit_table_plane,
     pose_of_similarity,
 )
+from vision.segmentation import ItemRegion
 
 #: Long side of the image searched in the coarse pass (px).
 COARSE_LONG_SIDE_PX = 1100
@@ -120,6 +121,13 @@ class CanvasView:
 
     def canvas_to_table(self, points_px: np.ndarray) -> np.ndarray:
         return np.asarray(points_px, float) / self.px_per_mm + self.origin_mm
+
+    def bounds_mm(self) -> np.ndarray:
+        """(xmin, ymin, xmax, ymax; table mm) that :func:`rectify` turns into this view's very
+        pixels."""
+        h, w = self.image_bgr.shape[:2]
+        x1, y1 = self.canvas_to_table(np.array([[w - 0.5, h - 0.5]]))[0]
+        return np.array([*self.origin_mm, x1, y1])
 
     def around(self, centre_mm: tuple[float, float], reach_px: float) -> CanvasView:
         """The part of the view within ``reach_px`` (canvas px, a square) of ``centre_mm``
@@ -459,7 +467,9 @@ def coarse_table_plane(image_bgr: np.ndarray, library: ArtLibrary) -> np.ndarray
     return coarse_table_planes(image_bgr, library)[0]
 
 
-def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.ndarray]:
+def coarse_table_planes(
+    image_bgr: np.ndarray, library: ArtLibrary, items_seen: ItemRegion | None = None
+) -> list[np.ndarray]:
     """First table-plane homographies (table mm -> working px) from the clearest coaster faces,
     the likelier first: one, or two or three where the coasters found leave a doubt.
 
@@ -478,8 +488,22 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
     coasters are also matched as affine maps, their joint plane is another candidate: which
     reads the table best is only known by searching it (see
     :func:`vision.pipeline.score_photo`).
+    ``items_seen``: where the segmenter sees items in ``image_bgr``; features are only taken
+    there, and everywhere only if no plane is found so. None: everywhere.
     Raises :class:`NoGameFound` when no coaster face is clearly visible.
     """
+    if items_seen is not None:
+        try:
+            return _coarse_table_planes(image_bgr, library, items_seen)
+        except NoGameFound:
+            pass
+    return _coarse_table_planes(image_bgr, library, None)
+
+
+def _coarse_table_planes(
+    image_bgr: np.ndarray, library: ArtLibrary, items_seen: ItemRegion | None
+) -> list[np.ndarray]:
+    """:func:`coarse_table_planes` with features taken only in ``items_seen``, or everywhere."""
     h, w = image_bgr.shape[:2]
     chosen: list[_Hypothesis] = []
     long_side = max(h, w)
@@ -492,7 +516,8 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
         if factor != 1.0:
             interpolation = cv2.INTER_AREA if factor < 1.0 else cv2.INTER_CUBIC
             resized = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=interpolation)
-        features = _sift_features(ink_channel(resized))
+        where = None if items_seen is None else _region_in_copy(items_seen, resized.shape[:2])
+        features = _sift_features(ink_channel(resized), where)
         copies.append((factor, features))
         chosen = _coarse_hypotheses(features, library)
         if len(chosen) >= 2 or (chosen and factor >= 1.0):
@@ -510,6 +535,14 @@ def coarse_table_planes(image_bgr: np.ndarray, library: ArtLibrary) -> list[np.n
             "take the photo closer, in good light, holding the phone still"
         )
     return planes
+
+
+def _region_in_copy(items_seen: ItemRegion, shape: tuple[int, int]) -> np.ndarray:
+    """``items_seen`` as (h, w) uint8 (255 where any of it reaches) of a copy of ``shape``
+    (h, w) of the working image it was seen in, scaled alike in x and y."""
+    h, w = shape
+    seen = cv2.resize(items_seen.mask, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.where(seen > 0, np.uint8(255), np.uint8(0))
 
 
 def _coarse_planes(
@@ -683,6 +716,16 @@ def canvas_px_per_mm(bounds_mm: np.ndarray) -> float:
         return CANVAS_PX_PER_MM
     # quantised so that art and templates are prepared for a few scales only
     return max(float(np.floor(np.sqrt(MAX_CANVAS_PIXELS / area) / 0.05) * 0.05), 0.5)
+
+
+def region_in_view(region: ItemRegion, plane: TablePlane, view: CanvasView) -> np.ndarray:
+    """The segmenter's item ``region`` (:meth:`vision.segmentation.Segmentation.item_region`,
+    of the working image that ``plane`` maps the table into) as (H, W) uint8 of ``view``'s
+    canvas: 255 wherever any of it reaches, 0 elsewhere."""
+    seen = rectify(
+        region.mask, plane, view.bounds_mm(), px_per_mm=view.px_per_mm, image_scale=region.scale
+    ).image_bgr
+    return np.where(seen > 0, np.uint8(255), np.uint8(0))
 
 
 def rectify(
@@ -964,15 +1007,18 @@ def _canvas_hypotheses(
     return hypotheses
 
 
-def detect_sides(view: CanvasView, library: ArtLibrary) -> list[SideDetection]:
+def detect_sides(
+    view: CanvasView, library: ArtLibrary, where: np.ndarray | None = None
+) -> list[SideDetection]:
     """Every item side visible in the rectified ``view``, with pose (table mm) and features.
 
     The sides are matched to their art as printed; then coasters are looked for once more, among
     the features no chosen item explains, in the art as a camera out of focus sees it
     (:data:`OUT_OF_FOCUS_BLUR_MM`): far coasters in a photo focused nearer lose the fine print
-    the sharp templates key on.
+    the sharp templates key on. ``where``: (H, W) uint8 of the canvas, features are only taken
+    where it is set (:func:`region_in_view`: where items may lie), or None: everywhere.
     """
-    features = _sift_features(view.ink)
+    features = _sift_features(view.ink, where)
     sharp = _canvas_hypotheses(features, library, view.px_per_mm, library.sides)
     view_edges = _edges(view.ink_gradients)
     chosen, claimed = _select_by_support(sharp, library, view, view_edges)

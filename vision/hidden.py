@@ -84,11 +84,17 @@ def covered_mask(view: CanvasView, items: Iterable[Placement]) -> np.ndarray:
 
 
 def find_hidden_coasters(
-    view: CanvasView, library: ArtLibrary, items: list[IdentifiedItem]
+    view: CanvasView,
+    library: ArtLibrary,
+    items: list[IdentifiedItem],
+    where: np.ndarray | None = None,
 ) -> list[HiddenCoaster]:
-    """Coaster faces partly hidden under ``items`` (already found in ``view``), verified by art."""
+    """Coaster faces partly hidden under ``items`` (already found in ``view``), verified by art.
+    ``where``: (H, W) uint8 of the canvas, set where items may lie
+    (:func:`vision.detect.region_in_view`), or None: anywhere."""
     covered = covered_mask(view, items)
-    features = _sift_features(view.ink, (~covered).astype(np.uint8) * 255)
+    searched = ~covered if where is None else ~covered & (where > 0)
+    features = _sift_features(view.ink, searched.astype(np.uint8) * 255)
     if len(features.points) < MIN_MATCHES:
         return []
     p = view.px_per_mm

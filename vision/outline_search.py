@@ -407,7 +407,7 @@ def search_outlines(
     seen = rectify(
         coasters_seen.probabilities,
         plane,
-        _view_bounds(view),
+        view.bounds_mm(),
         px_per_mm=SEARCH_PX_PER_MM,
         image_scale=coasters_seen.scale,
     ).image_bgr
@@ -444,7 +444,7 @@ def find_coasters_under_items(
         seen = rectify(
             coasters_seen.probabilities,
             plane,
-            _view_bounds(view),
+            view.bounds_mm(),
             px_per_mm=SEARCH_PX_PER_MM,
             image_scale=coasters_seen.scale,
         ).image_bgr
@@ -501,14 +501,6 @@ def _search_view(
     white = np.full_like(image_bgr, 255)
     seen = rectify(white, plane, bounds, px_per_mm=SEARCH_PX_PER_MM).image_bgr[:, :, 0] > 127
     return view, covered_mask(view, found) | ~seen
-
-
-def _view_bounds(view: CanvasView) -> np.ndarray:
-    """(xmin, ymin, xmax, ymax; table mm) that :func:`vision.detect.rectify` turns into
-    ``view``'s very pixels."""
-    h, w = view.image_bgr.shape[:2]
-    x1, y1 = view.canvas_to_table(np.array([[w - 0.5, h - 0.5]]))[0]
-    return np.array([*view.origin_mm, x1, y1])
 
 
 def bounds_with(

@@ -9,6 +9,10 @@
    coasters leave two first planes (one sharp coaster, several small blurred ones), every later
    stage runs from each, and the one that finds more items is kept;
 3. rectify the table and find every item side by its art (:func:`detect_sides`);
+   where the learned segmenter runs, this and the coarse pass take features only where it sees
+   items or near them (:meth:`vision.segmentation.Segmentation.item_region`; the coarse pass
+   searches everywhere if no coaster is found so): most of SIFT's features, and most of the
+   time spent matching them, are the table's own texture;
 4. fit the table plane (homography + lens distortion) and all item poses jointly
    (:func:`vision.plane.fit_table_plane`), then rectify again with it;
 4a. find whole coasters the feature passes missed by their outline, face up or left face down,
@@ -73,6 +77,7 @@ from vision.detect import (
     coarse_table_planes,
     detect_sides,
     rectify,
+    region_in_view,
     table_footprint_mm,
 )
 from vision.errors import NoGameFound
@@ -103,7 +108,13 @@ from vision.plane import (
     place_on_plane,
 )
 from vision.players import five_colours_warning, players_in_play, removed_types
-from vision.segmentation import CoasterProbabilities, Segmentation, segmenter, segmenter_enabled
+from vision.segmentation import (
+    CoasterProbabilities,
+    ItemRegion,
+    Segmentation,
+    segmenter,
+    segmenter_enabled,
+)
 
 #: Items measured up to this much farther (mm) from the cord than the rule's touch gap are
 #: taken to touch it. The traced cord's edge beside an item is unbiased but noisy: on 48
@@ -198,13 +209,17 @@ def score_photo(
     if name is None:
         name = "photo" if isinstance(photo, bytes | bytearray) else os.fspath(photo)
     default_long_side = max(loaded.image_bgr.shape[:2])
+    segmentation = None
+    if segmenter_enabled():  # the learned segmenter (on unless TABLESCORE_SEGMENTER=0)
+        segmentation = segmenter().segment(loaded.image_bgr)
+    items_seen = None if segmentation is None else segmentation.item_region()
+    first = loaded
     loaded, coarse_planes = _at_item_resolution(
-        photo, loaded, coarse_table_planes(loaded.image_bgr, library)
+        photo, loaded, coarse_table_planes(loaded.image_bgr, library, items_seen)
     )
     # a larger working image reads no farther across the table than the default one
     readable = MIN_IMAGE_PX_PER_MM * max(loaded.image_bgr.shape[:2]) / default_long_side
-    segmentation = None
-    if segmenter_enabled():  # the learned segmenter (on unless TABLESCORE_SEGMENTER=0)
+    if segmentation is not None and loaded is not first:  # decoded again, larger
         segmentation = segmenter().segment(loaded.image_bgr)
     scored: list[ScoredPhoto] = []
     failures: list[NoGameFound] = []
@@ -237,9 +252,12 @@ def _score_on_plane(
     image, if it runs."""
     image = loaded.image_bgr
     coasters_seen = None if segmentation is None else segmentation.coasters()
+    items_seen = None if segmentation is None else segmentation.item_region()
     h, w = image.shape[:2]
     coarse = TablePlane(coarse_h, 0.0, 0.0, (w, h))
-    coarse, coarse_view, detections = _detect_with_refined_plane(image, coarse, library, readable)
+    coarse, coarse_view, detections = _detect_with_refined_plane(
+        image, coarse, library, readable, items_seen
+    )
     by_features = len(detections)
     light = light_gains(library, coarse_view, detections)
     detections += find_napkins(coarse_view, library, detections, light)
@@ -300,7 +318,8 @@ def _score_on_plane(
         items.append(
             identify(library, view, whole.side, whole.pose, whole.points_local_mm, light_bgr=light)
         )
-    for hidden in find_hidden_coasters(view, library, items):
+    where = None if items_seen is None else region_in_view(items_seen, fit.plane, view)
+    for hidden in find_hidden_coasters(view, library, items, where):
         items.append(
             identify(
                 library, view, hidden.side, hidden.pose, hidden.points_local_mm, light_bgr=light
@@ -434,7 +453,11 @@ def _at_item_resolution(
 
 
 def _detect_with_refined_plane(
-    image: np.ndarray, plane: TablePlane, library: ArtLibrary, readable_px_per_mm: float
+    image: np.ndarray,
+    plane: TablePlane,
+    library: ArtLibrary,
+    readable_px_per_mm: float,
+    items_seen: ItemRegion | None,
 ) -> tuple[TablePlane, CanvasView, list[SideDetection]]:
     """Item sides found in the view rectified with ``plane``, improved while the plane improves.
 
@@ -443,12 +466,18 @@ def _detect_with_refined_plane(
     (:func:`_fit_plane`); while it differs in shape from the one used by more than
     :data:`REFINE_MIN_SHAPE_CHANGE_PX` canvas px, the table is rectified with it and searched
     again, keeping the new search only when it finds more items. Each view covers the table the
-    image shows at ``readable_px_per_mm`` image px per mm or more. Returns the plane, its view
+    image shows at ``readable_px_per_mm`` image px per mm or more, and is searched where the
+    segmenter sees items (``items_seen``), or everywhere (None). Returns the plane, its view
     and the item sides found there.
     """
     w, h = image.shape[1], image.shape[0]
+
+    def sides_in(view: CanvasView, plane: TablePlane) -> list[SideDetection]:
+        where = None if items_seen is None else region_in_view(items_seen, plane, view)
+        return detect_sides(view, library, where)
+
     view = rectify(image, plane, readable_px_per_mm=readable_px_per_mm)
-    detections = detect_sides(view, library)
+    detections = sides_in(view, plane)
     for _ in range(MAX_PLANE_REFINEMENTS):
         in_focus = _in_focus(detections)
         if not in_focus:
@@ -457,7 +486,7 @@ def _detect_with_refined_plane(
         if _shape_change_px(plane, refined, view, in_focus) < REFINE_MIN_SHAPE_CHANGE_PX:
             break
         refined_view = rectify(image, refined, readable_px_per_mm=readable_px_per_mm)
-        found = detect_sides(refined_view, library)
+        found = sides_in(refined_view, refined)
         if len(_in_focus(found)) <= len(in_focus):
             break
         plane, view, detections = refined, refined_view, found

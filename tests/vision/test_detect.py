@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from vision_scenes import Placed, phone_homography, render_scene, side, table_homography
 
+import vision.detect
 from vision.art import art_library
 from vision.detect import (
     _VOTE_ANGLE_RAD,
@@ -27,9 +28,11 @@ from vision.detect import (
     coarse_table_planes,
     detect_sides,
     rectify,
+    region_in_view,
 )
 from vision.errors import NoGameFound
 from vision.plane import ItemPose, TablePlane
+from vision.segmentation import ItemRegion
 
 
 def _distance_error_mm(
@@ -81,6 +84,61 @@ def test_detect_sides_finds_every_item_with_its_pose(small_table, catalogue) -> 
     # the coarse plane's table frame is turned against the true one, the same for every item
     spread = np.angle(np.exp(1j * (np.array(turns) - turns[0])))
     assert np.abs(spread).max() < np.deg2rad(2)
+
+
+def test_coarse_plane_is_found_in_the_region_given_or_else_everywhere(
+    small_table, catalogue, monkeypatch
+) -> None:
+    """Features are taken only where the segmenter sees items; a region that holds no coaster
+    (a segmenter gone wrong) costs a second search of the whole image, not the game."""
+    image, homography, items = small_table
+    h, w = image.shape[:2]
+    library = art_library(catalogue)
+    masks_seen = []
+    sift = vision.detect._sift_features
+
+    def recording(gray, mask=None):
+        masks_seen.append(None if mask is None else float((mask > 0).mean()))
+        return sift(gray, mask)
+
+    monkeypatch.setattr(vision.detect, "_sift_features", recording)
+    around_items = np.zeros((h // 4, w // 4), np.float32)
+    for item in items:
+        centre_px = homography @ [*item.center_mm, 1]
+        centre = np.round((centre_px[:2] / centre_px[2] + 0.5) / 4 - 0.5).astype(int).tolist()
+        cv2.circle(around_items, centre, 30, 1.0, -1)
+    for mask, everywhere in ((around_items, False), (np.zeros_like(around_items), True)):
+        masks_seen.clear()
+        g = coarse_table_planes(image, library, ItemRegion(mask, (0.25, 0.25)))[0]
+        plane = TablePlane(g, 0.0, 0.0, (w, h))
+        assert _distance_error_mm(plane, homography, items)[0] < 3.0
+        assert masks_seen[0] is not None and masks_seen[0] < 0.6  # the region first
+        assert (None in masks_seen) is everywhere
+
+
+def test_detect_sides_looks_only_in_the_region_given(small_table, catalogue) -> None:
+    """A region (as the segmenter gives it, at a quarter of the working size) around the beer
+    coaster alone finds that coaster alone, where it is found without one; an empty region
+    finds nothing."""
+    image, homography, items = small_table
+    h, w = image.shape[:2]
+    library = art_library(catalogue)
+    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
+    view = rectify(image, plane)
+    beer = next(it for it in items if it.side.type_name == "beer")
+    centre_px = homography @ [*beer.center_mm, 1]
+    centre_px = centre_px[:2] / centre_px[2]
+    mask = np.zeros((h // 4, w // 4), np.float32)
+    cv2.circle(mask, np.round((centre_px + 0.5) / 4 - 0.5).astype(int).tolist(), 18, 1.0, -1)
+    where = region_in_view(ItemRegion(mask, (0.25, 0.25)), plane, view)
+    assert where.shape == view.ink.shape and where.dtype == np.uint8
+    assert 0.01 < (where > 0).mean() < 0.1
+    everywhere = detect_sides(view, library)
+    found = detect_sides(view, library, where)
+    assert [d.side.type_name for d in found] == ["beer"]
+    same = next(d for d in everywhere if d.side.type_name == "beer")
+    assert np.hypot(*np.subtract(found[0].pose.center_mm, same.pose.center_mm)) < 0.5
+    assert detect_sides(view, library, np.zeros_like(where)) == []
 
 
 def test_blank_table_has_no_game(catalogue) -> None:

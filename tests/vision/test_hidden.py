@@ -42,6 +42,18 @@ def found_table(small_table, catalogue):
     return library, view, items
 
 
+def test_a_missed_coaster_outside_the_region_given_is_not_looked_for(found_table) -> None:
+    """The same coaster is found when looked for everywhere (the test above)."""
+    library, view, items = found_table
+    missed = next(it for it in items if it.side.type_name == "beer")
+    others = [it for it in items if it is not missed]
+    where = np.full(view.ink.shape, 255, np.uint8)
+    x, y = np.round(view.table_to_canvas(np.array([missed.pose.center_mm]))[0]).astype(int)
+    reach = round(60 * view.px_per_mm)  # beyond the coaster's outline
+    where[max(0, y - reach) : y + reach, max(0, x - reach) : x + reach] = 0
+    assert find_hidden_coasters(view, library, others, where) == []
+
+
 def test_nothing_more_is_found_when_every_item_is_known(found_table) -> None:
     library, view, items = found_table
     assert find_hidden_coasters(view, library, items) == []

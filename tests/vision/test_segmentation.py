@@ -17,7 +17,9 @@ from models.segmenter.metrics import class_iou, confusion
 from vision.segmentation import (
     ENABLED_ENV,
     INPUT_NAME,
+    ITEM_REGION_REACH_PX,
     OUTPUT_NAME,
+    Segmentation,
     Segmenter,
     SegmenterUnavailable,
     default_model_path,
@@ -155,3 +157,34 @@ def test_coaster_probabilities_show_where_the_coasters_lie() -> None:
     assert total[~coaster].mean() < 0.1, name
     working = segmenter().segment(cv2.resize(image, (w * 3, h * 3))).coasters()
     assert working.scale == pytest.approx((1 / 3, 1 / 3))
+
+
+def test_item_region_holds_every_item_and_little_table() -> None:
+    """On the committed photos the region holds every labelled item pixel (the dev and held-out
+    photos measured: every item's visible part) and not most of the table."""
+    for name, image, labels in _photos():
+        h, w = labels.shape
+        region = segmenter().segment(cv2.resize(image, (w * 2, h * 2))).item_region()
+        assert region.mask.shape == (h, w)
+        assert region.scale == pytest.approx((0.5, 0.5))
+        inside = region.mask > 0
+        assert inside[np.isin(labels, ITEM_CLASSES)].all(), name
+        assert inside[labels == CLASS_NAMES.index("table")].mean() < 0.45, name
+
+
+def test_item_region_reaches_around_what_the_model_sees() -> None:
+    """A lone pixel seen as a napkin gives a disc of :data:`ITEM_REGION_REACH_PX`; string and
+    distractors give none."""
+    probabilities = np.zeros((len(CLASS_NAMES), 40, 60), np.float32)
+    probabilities[CLASS_NAMES.index("table")] = 1.0
+    probabilities[:, 20, 10] = 0.0
+    probabilities[CLASS_NAMES.index("napkin"), 20, 10] = 1.0
+    probabilities[:, 5:8, 40:50] = 0.0
+    probabilities[CLASS_NAMES.index("string"), 5:8, 40:50] = 0.5
+    probabilities[CLASS_NAMES.index("distractor"), 5:8, 40:50] = 0.5
+    region = Segmentation(probabilities, CLASS_NAMES, (240, 160)).item_region()
+    assert region.scale == (0.25, 0.25)
+    ys, xs = np.nonzero(region.mask)
+    assert xs.min() == 10 - ITEM_REGION_REACH_PX and xs.max() == 10 + ITEM_REGION_REACH_PX
+    assert ys.min() == 20 - ITEM_REGION_REACH_PX and ys.max() == 20 + ITEM_REGION_REACH_PX
+    assert region.mask[5:8, 40:50].sum() == 0
