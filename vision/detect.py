@@ -192,6 +192,8 @@ class _Hypothesis:
 #: default (validation 0133, 0193: gray coasters in full view missed). The art's templates keep
 #: the default: printed art is sharp and at full contrast.
 SIFT_CONTRAST_THRESHOLD = 0.02
+#: Canvas px per pixel of the segmenter's item region rectified (:func:`region_in_view`).
+_REGION_VIEW_STEP_PX = 4
 #: Side of the tiles SIFT runs on (px), see :func:`_sift_features`.
 _SIFT_TILE_PX = 1024
 #: Image around each tile given to SIFT with it (px): more than the reach of the largest
@@ -721,10 +723,22 @@ def canvas_px_per_mm(bounds_mm: np.ndarray) -> float:
 def region_in_view(region: ItemRegion, plane: TablePlane, view: CanvasView) -> np.ndarray:
     """The segmenter's item ``region`` (:meth:`vision.segmentation.Segmentation.item_region`,
     of the working image that ``plane`` maps the table into) as (H, W) uint8 of ``view``'s
-    canvas: 255 wherever any of it reaches, 0 elsewhere."""
-    seen = rectify(
-        region.mask, plane, view.bounds_mm(), px_per_mm=view.px_per_mm, image_scale=region.scale
+    canvas: 255 wherever any of it reaches, 0 elsewhere.
+
+    Rectified at :data:`_REGION_VIEW_STEP_PX` canvas px per pixel, grown by one such pixel
+    and enlarged: the region's own pixels are as coarse, its edge lies well clear of the items,
+    and it holds all of the region rectified at the canvas's scale, which cost as much as
+    rectifying the view itself."""
+    h, w = view.image_bgr.shape[:2]
+    coarse = rectify(
+        region.mask,
+        plane,
+        view.bounds_mm(),
+        px_per_mm=view.px_per_mm / _REGION_VIEW_STEP_PX,
+        image_scale=region.scale,
     ).image_bgr
+    grown = cv2.dilate(coarse, np.ones((3, 3), np.uint8))
+    seen = cv2.resize(grown, (w, h), interpolation=cv2.INTER_LINEAR)
     return np.where(seen > 0, np.uint8(255), np.uint8(0))
 
 

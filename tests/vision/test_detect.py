@@ -133,6 +133,11 @@ def test_detect_sides_looks_only_in_the_region_given(small_table, catalogue) -> 
     where = region_in_view(ItemRegion(mask, (0.25, 0.25)), plane, view)
     assert where.shape == view.ink.shape and where.dtype == np.uint8
     assert 0.01 < (where > 0).mean() < 0.1
+    # rectified coarsely, it holds all of the region rectified at the view's own scale
+    bounds = view.bounds_mm()
+    fine = rectify(mask, plane, bounds, px_per_mm=view.px_per_mm, image_scale=(0.25, 0.25))
+    assert (where[fine.image_bgr > 0] > 0).all()
+    assert (where > 0).sum() < 1.3 * (fine.image_bgr > 0).sum()
     everywhere = detect_sides(view, library)
     found = detect_sides(view, library, where)
     assert [d.side.type_name for d in found] == ["beer"]
