@@ -543,8 +543,13 @@ def _region_in_copy(items_seen: ItemRegion, shape: tuple[int, int]) -> np.ndarra
     """``items_seen`` as (h, w) uint8 (255 where any of it reaches) of a copy of ``shape``
     (h, w) of the working image it was seen in, scaled alike in x and y."""
     h, w = shape
-    seen = cv2.resize(items_seen.mask, (w, h), interpolation=cv2.INTER_LINEAR)
-    return np.where(seen > 0, np.uint8(255), np.uint8(0))
+    return _set_where_any(cv2.resize(items_seen.mask, (w, h), interpolation=cv2.INTER_LINEAR))
+
+
+def _set_where_any(region: np.ndarray) -> np.ndarray:
+    """(h, w) uint8 mask of a resampled region (float, 0 outside it): 255 wherever any of it
+    reaches, 0 elsewhere."""
+    return np.where(region > 0, np.uint8(255), np.uint8(0))
 
 
 def _coarse_planes(
@@ -738,8 +743,7 @@ def region_in_view(region: ItemRegion, plane: TablePlane, view: CanvasView) -> n
         image_scale=region.scale,
     ).image_bgr
     grown = cv2.dilate(coarse, np.ones((3, 3), np.uint8))
-    seen = cv2.resize(grown, (w, h), interpolation=cv2.INTER_LINEAR)
-    return np.where(seen > 0, np.uint8(255), np.uint8(0))
+    return _set_where_any(cv2.resize(grown, (w, h), interpolation=cv2.INTER_LINEAR))
 
 
 def rectify(
