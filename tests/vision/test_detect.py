@@ -57,13 +57,9 @@ def test_coarse_plane_maps_item_layout(small_table, catalogue) -> None:
     assert _distance_error_mm(plane, homography, items)[0] < 3.0
 
 
-def test_detect_sides_finds_every_item_with_its_pose(small_table, catalogue) -> None:
-    image, homography, items = small_table
-    h, w = image.shape[:2]
-    library = art_library(catalogue)
-    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
-    view = rectify(image, plane)
-    detections = detect_sides(view, library)
+def test_detect_sides_finds_every_item_with_its_pose(small_table, small_table_searched) -> None:
+    _, homography, items = small_table
+    plane, detections = small_table_searched.plane, small_table_searched.sides
     centres_px = np.array(
         [
             (homography @ [*it.center_mm, 1])[:2] / (homography @ [*it.center_mm, 1])[2]

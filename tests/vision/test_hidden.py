@@ -10,7 +10,7 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from vision.art import Side, art_library
 from vision.art_fit import ink_arts
-from vision.detect import CanvasView, coarse_table_plane, detect_sides, rectify
+from vision.detect import CanvasView
 from vision.hidden import (
     HiddenCoaster,
     _verify,
@@ -19,7 +19,7 @@ from vision.hidden import (
     one_reading_per_feature,
 )
 from vision.identify import identify
-from vision.plane import ItemPose, TablePlane
+from vision.plane import ItemPose
 
 
 @dataclass(frozen=True)
@@ -29,15 +29,11 @@ class _Placement:
 
 
 @pytest.fixture(scope="module")
-def found_table(small_table, catalogue):
-    image = small_table[0]
-    h, w = image.shape[:2]
-    library = art_library(catalogue)
-    plane = TablePlane(coarse_table_plane(image, library), 0.0, 0.0, (w, h))
-    view = rectify(image, plane)
+def found_table(small_table_searched):
+    library, view = small_table_searched.library, small_table_searched.view
     items = [
         identify(library, view, d.side, d.pose, d.points_local_mm)
-        for d in detect_sides(view, library)
+        for d in small_table_searched.sides
     ]
     return library, view, items
 
