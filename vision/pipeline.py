@@ -14,9 +14,7 @@
    searches everywhere if no coaster is found so): most of SIFT's features, and most of the
    time spent matching them, are the table's own texture;
 4. fit the table plane (homography + lens distortion) and all item poses jointly
-   (:func:`vision.plane.fit_table_plane`), then rectify again with it, searched again in full
-   only where a search of what the items found leave unexplained finds another item
-   (:func:`vision.unexplained.finds_new_sides`);
+   (:func:`vision.plane.fit_table_plane`), then rectify again with it;
 4a. find whole coasters the feature passes missed by their outline, face up or left face down,
     and, where the learned segmenter runs (:mod:`vision.segmentation`), wherever on the table
     it sees a coaster (:func:`vision.outline_search.find_coasters_by_outline`);
@@ -117,7 +115,6 @@ from vision.segmentation import (
     segmenter,
     segmenter_enabled,
 )
-from vision.unexplained import finds_new_sides
 
 #: Items measured up to this much farther (mm) from the cord than the rule's touch gap are
 #: taken to touch it. The traced cord's edge beside an item is unbiased but noisy: on 48
@@ -256,11 +253,10 @@ def _score_on_plane(
     image = loaded.image_bgr
     coasters_seen = None if segmentation is None else segmentation.coasters()
     items_seen = None if segmentation is None else segmentation.item_region()
-    items_likely = None if segmentation is None else segmentation.item_region(reach_px=0)
     h, w = image.shape[:2]
     coarse = TablePlane(coarse_h, 0.0, 0.0, (w, h))
     coarse, coarse_view, detections = _detect_with_refined_plane(
-        image, coarse, library, readable, items_seen, items_likely
+        image, coarse, library, readable, items_seen
     )
     by_features = len(detections)
     light = light_gains(library, coarse_view, detections)
@@ -462,7 +458,6 @@ def _detect_with_refined_plane(
     library: ArtLibrary,
     readable_px_per_mm: float,
     items_seen: ItemRegion | None,
-    items_likely: ItemRegion | None,
 ) -> tuple[TablePlane, CanvasView, list[SideDetection]]:
     """Item sides found in the view rectified with ``plane``, improved while the plane improves.
 
@@ -472,11 +467,8 @@ def _detect_with_refined_plane(
     :data:`REFINE_MIN_SHAPE_CHANGE_PX` canvas px, the table is rectified with it and searched
     again, keeping the new search only when it finds more items. Each view covers the table the
     image shows at ``readable_px_per_mm`` image px per mm or more, and is searched where the
-    segmenter sees items (``items_seen``), or everywhere (None). Where ``items_likely`` (the
-    segmenter's item pixels, not grown) is given, a new view is searched in full only when its
-    search where the items found leave those unexplained finds another item
-    (:func:`vision.unexplained.finds_new_sides`). Returns the plane, its view and the item
-    sides found there.
+    segmenter sees items (``items_seen``), or everywhere (None). Returns the plane, its view
+    and the item sides found there.
     """
     w, h = image.shape[1], image.shape[0]
 
@@ -494,10 +486,6 @@ def _detect_with_refined_plane(
         if _shape_change_px(plane, refined, view, in_focus) < REFINE_MIN_SHAPE_CHANGE_PX:
             break
         refined_view = rectify(image, refined, readable_px_per_mm=readable_px_per_mm)
-        if items_likely is not None and not finds_new_sides(
-            refined_view, refined, plane, detections, items_likely, library
-        ):
-            break
         found = sides_in(refined_view, refined)
         if len(_in_focus(found)) <= len(in_focus):
             break

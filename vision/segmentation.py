@@ -116,14 +116,14 @@ class Segmentation:
             self.scale,
         )
 
-    def item_region(self, reach_px: int = ITEM_REGION_REACH_PX) -> ItemRegion:
-        """Where game items may lie: :data:`ITEM_REGION_PROBABILITY`, grown by ``reach_px``
-        model px (default :data:`ITEM_REGION_REACH_PX`; 0: where the model sees items)."""
+    def item_region(self) -> ItemRegion:
+        """Where game items may lie: :data:`ITEM_REGION_PROBABILITY`, grown by
+        :data:`ITEM_REGION_REACH_PX`."""
         channels = [
             k for k, name in enumerate(self.class_names) if name.startswith(ITEM_CLASS_PREFIXES)
         ]
         likely = self.probabilities[channels].sum(axis=0) >= ITEM_REGION_PROBABILITY
-        reach = 2 * reach_px + 1
+        reach = 2 * ITEM_REGION_REACH_PX + 1
         disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
         region = cv2.dilate(likely.astype(np.uint8), disc).astype(np.float32)
         return ItemRegion(region, self.scale)
