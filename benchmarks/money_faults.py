@@ -41,10 +41,10 @@ def _earns(item: dict[str, Any]) -> bool:
 
 def photo_faults(predicted: dict[str, Any], truth: dict[str, Any]) -> list[str]:
     """The money-changing faults of one photo (see the module docstring), in item order."""
-    players = set(truth["players"]) | set(predicted.get("players", {}))
+    players = set(truth["scores"]) | set(predicted.get("scores") or {})
 
     def money(contract: dict[str, Any], color: str) -> int:
-        return contract.get("players", {}).get(color, {}).get("money", 0)
+        return (contract.get("scores") or {}).get(color, 0)
 
     wrong = {c for c in players if money(truth, c) != money(predicted, c)}
     pairs = match_items(predicted["items"], truth["items"])
