@@ -49,6 +49,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--difficulty", choices=["easy", "medium", "hard", "mix"], help="default: mix"
     )
     parser.add_argument("--exif-share", type=float, help="share of EXIF-rotated photos")
+    parser.add_argument(
+        "--decision-margin",
+        type=float,
+        metavar="MM",
+        help="every verdict stands at this margin (mm), as in the reference photos; 0 keeps "
+        "close calls (default: the recipe's, else 0)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     parser.add_argument(
         "--contact-sheet",
@@ -64,13 +71,17 @@ def _options(args: argparse.Namespace) -> tuple[int, int, SynthOptions]:
     size = parse_size(args.size) if args.size else base.size_px
     difficulty = parse_difficulty(args.difficulty) if args.difficulty else base.difficulty
     exif = args.exif_share if args.exif_share is not None else base.exif_share
+    margin = args.decision_margin if args.decision_margin is not None else base.decision_margin_mm
     seed = args.seed if args.seed is not None else (recipe.seed if recipe else 0)
     n = args.n if args.n is not None else (recipe.n if recipe else None)
     if n is None or n <= 0:
         raise ValueError("give --n (a positive number of photos) or a --recipe")
     if seed < 0 or args.start < 0:
         raise ValueError("--seed and --start must be >= 0")
-    return seed, n, SynthOptions(size_px=size, difficulty=difficulty, exif_share=exif)
+    options = SynthOptions(
+        size_px=size, difficulty=difficulty, exif_share=exif, decision_margin_mm=margin
+    )
+    return seed, n, options
 
 
 #: One photo to make: (set seed, index, options, output folder or None, keep it in memory).

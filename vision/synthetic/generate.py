@@ -29,10 +29,17 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from games.beer_pretzels.catalogue import Catalogue, load_catalogue
-from games.beer_pretzels.scoring import score_scene
+from games.beer_pretzels.scoring import SceneScore, score_scene
+from vision.synthetic.close_calls import clear_of_close_calls
 from vision.synthetic.labels import photo_labels
 from vision.synthetic.render import render_photo
-from vision.synthetic.scene_sampler import Difficulty, sample_round
+from vision.synthetic.scene_sampler import (
+    REFERENCE_TOUCH_STRING_GAP_MM,
+    TOUCH_STRING_GAP_MM,
+    Difficulty,
+    SampledRound,
+    sample_round,
+)
 from vision.synthetic.style import sample_look
 
 GENERATOR = "tablescore-synth-1"
@@ -60,22 +67,35 @@ MIX: dict[Difficulty, float] = {
 #: EXIF orientations drawn for the share of photos that carry one.
 EXIF_ORIENTATIONS = (3, 6, 8)
 
+#: Rounds sampled at most for a photo whose verdict must stand at a decision margin; the last
+#: is kept (tagged ``close_call``) when none does.
+MAX_ROUNDS = 40
+
 
 @dataclass(frozen=True)
 class SynthOptions:
     """What a set looks like. ``size_px`` fixes every photo's displayed size (width, height);
     ``None`` draws from :data:`PHONE_SIZES`. ``difficulty`` is a :class:`Difficulty` or ``None``
-    for the :data:`MIX`. ``exif_share`` of the photos are stored rotated with an EXIF tag."""
+    for the :data:`MIX`. ``exif_share`` of the photos are stored rotated with an EXIF tag.
+    ``decision_margin_mm`` > 0 makes rounds as the reference photos have them
+    (:mod:`vision.synthetic.close_calls`): items touching the string lie over its edge, and a
+    round is sampled again until every verdict stands at that margin (mm); 0 keeps every close
+    call."""
 
     size_px: tuple[int, int] | None = None
     difficulty: Difficulty | None = None
     exif_share: float = 0.15
+    decision_margin_mm: float = 0.0
 
     def __post_init__(self) -> None:
         if self.size_px is not None and (min(self.size_px) < 64 or max(self.size_px) > 12000):
             raise ValueError(f"photo size must be 64..12000 px per side, got {self.size_px}")
         if not 0.0 <= self.exif_share <= 1.0:
             raise ValueError(f"exif_share must be within 0..1, got {self.exif_share}")
+        if not 0.0 <= self.decision_margin_mm <= 2.0:
+            raise ValueError(
+                f"decision_margin_mm must be within 0..2 mm, got {self.decision_margin_mm}"
+            )
 
 
 @dataclass(frozen=True)
@@ -114,15 +134,16 @@ def make_sample(
     rng = photo_rng(set_seed, index)
     difficulty = options.difficulty or draw_weighted(rng, list(MIX.items()))
     size = options.size_px or draw_weighted(rng, list(PHONE_SIZES))
-    round_ = sample_round(rng, catalogue, difficulty)
+    round_, score, clear = _sample_scored_round(rng, catalogue, difficulty, options)
     look = sample_look(rng, difficulty)
     photo = render_photo(rng, round_, catalogue, size, look)
-    score = score_scene(round_.scene, catalogue, players=list(round_.players))
     exif = int(rng.choice(EXIF_ORIENTATIONS)) if rng.random() < options.exif_share else 1
     name = photo_name(index)
     labels = photo_labels(f"{name}.jpg", round_, photo, score, catalogue)
     if exif != 1:
         labels["tags"] = sorted({*labels["tags"], f"exif_orientation_{exif}"})
+    if not clear:
+        labels["tags"] = sorted({*labels["tags"], "close_call"})
     stored = _to_stored(photo.image_rgb, exif)
     labels.update(
         {
@@ -131,6 +152,7 @@ def make_sample(
             "jpeg_quality": look.jpeg_quality,
             "masks": {"semantic": f"{name}.semantic.png", "instance": f"{name}.instance.png"},
             "seed": {"set": set_seed, "index": index},
+            "decision_margin_mm": options.decision_margin_mm,
             "generator": GENERATOR,
         }
     )
@@ -143,6 +165,26 @@ def make_sample(
         exif_orientation=exif,
         jpeg_quality=look.jpeg_quality,
     )
+
+
+def _sample_scored_round(
+    rng: np.random.Generator,
+    catalogue: Catalogue,
+    difficulty: Difficulty,
+    options: SynthOptions,
+) -> tuple[SampledRound, SceneScore, bool]:
+    """A round, its true score, and whether its verdict stands at the options' decision margin
+    (always, without one: the first round is taken)."""
+    margin = options.decision_margin_mm
+    touch_gap = REFERENCE_TOUCH_STRING_GAP_MM if margin > 0 else TOUCH_STRING_GAP_MM
+    for _ in range(MAX_ROUNDS if margin > 0 else 1):
+        round_ = sample_round(rng, catalogue, difficulty, touch_string_gap_mm=touch_gap)
+        players = list(round_.players)
+        score = score_scene(round_.scene, catalogue, players=players)
+        clear = margin == 0 or clear_of_close_calls(round_.scene, score, catalogue, players, margin)
+        if clear:
+            break
+    return round_, score, clear
 
 
 def draw_weighted(rng: np.random.Generator, weighted: list[tuple[Any, float]]) -> Any:

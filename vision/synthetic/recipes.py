@@ -9,6 +9,7 @@ A recipe fixes everything needed to regenerate a set exactly::
     difficulty = "mix"      # easy | medium | hard | mix
     size = "1600x1200"      # optional: fixed displayed size; omitted = phone size mix
     exif_share = 0.15       # optional: share of photos stored rotated with an EXIF tag
+    decision_margin_mm = 1  # optional: verdicts clear of this margin (mm), as the reference photos
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
             size_px=parse_size(raw["size"]) if "size" in raw else None,
             difficulty=parse_difficulty(raw.get("difficulty", "mix")),
             exif_share=float(raw.get("exif_share", 0.15)),
+            decision_margin_mm=float(raw.get("decision_margin_mm", 0.0)),
         )
     except (TypeError, ValueError) as exc:
         raise RecipeError(f"recipe {path}: {exc}") from exc

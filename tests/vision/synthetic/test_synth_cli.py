@@ -63,6 +63,14 @@ def test_synth_writes_a_set_and_a_contact_sheet(tmp_path, capsys):
         ]
     )
     assert (again / "0001.json").read_text() == (out / "0001.json").read_text()
+    assert json.loads((again / "0001.json").read_text())["decision_margin_mm"] == 0.0
+
+
+def test_synth_takes_a_decision_margin_over_the_recipes(tmp_path):
+    args = ["synth", "--recipe", "heldout", "--n", "1", "--size", "400x300"]
+    assert main([*args, "--decision-margin", "1.5", "--out", str(tmp_path / "a")]) == 0
+    assert json.loads((tmp_path / "a" / "0000.json").read_text())["decision_margin_mm"] == 1.5
+    assert main([*args, "--decision-margin", "3", "--out", str(tmp_path / "b")]) == 2
 
 
 def test_synth_refuses_bad_arguments(tmp_path, capsys):

@@ -84,8 +84,35 @@ def test_written_files_hold_photo_labels_and_masks(tmp_path):
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"size_px": (10, 10)}, "64..12000"), ({"exif_share": 1.5}, "exif_share")],
+    [
+        ({"size_px": (10, 10)}, "64..12000"),
+        ({"exif_share": 1.5}, "exif_share"),
+        ({"decision_margin_mm": -1.0}, "decision_margin_mm"),
+    ],
 )
 def test_bad_options_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SynthOptions(**kwargs)
+
+
+def _icon_margins(labels: dict) -> list[float]:
+    return [
+        icon["margin_mm"]
+        for item in labels["items"]
+        for icon in item["icons"]
+        if icon["margin_mm"] is not None
+    ]
+
+
+def test_a_decision_margin_keeps_every_icon_verdict_clear_of_it():
+    hard = SynthOptions(size_px=(480, 360), difficulty=Difficulty.HARD, exif_share=0.0)
+    with_margin = SynthOptions(
+        size_px=(480, 360), difficulty=Difficulty.HARD, exif_share=0.0, decision_margin_mm=1.0
+    )
+    close_calls = 0
+    for index in range(3):
+        labels = make_sample(7, index, with_margin, CATALOGUE).labels
+        assert labels["decision_margin_mm"] == 1.0 and "close_call" not in labels["tags"]
+        assert all(m >= 1.0 for m in _icon_margins(labels))
+        close_calls += any(m < 1.0 for m in _icon_margins(make_sample(7, index, hard).labels))
+    assert close_calls > 0  # the same photos without a margin do hold close calls

@@ -18,6 +18,8 @@ def test_named_recipes_load_with_disjoint_seeds():
     train, val, heldout = (load_recipe(n) for n in ("train", "val", "heldout"))
     assert train.n > val.n > 0 and heldout.n > 0
     assert train.options.difficulty is None  # mix
+    assert heldout.options.decision_margin_mm == 0.0  # every close call kept
+    assert load_recipe("heldout-reference").options.decision_margin_mm == 1.0
 
 
 def test_recipe_from_path(tmp_path):
@@ -37,6 +39,7 @@ def test_recipe_from_path(tmp_path):
         ('seed = 1\nn = 2\ndifficulty = "brutal"\n', "difficulty"),
         ("seed = -1\nn = 2\n", "seed"),
         ("seed = [\n", "cannot read"),
+        ("seed = 1\nn = 2\ndecision_margin_mm = 5\n", "decision_margin_mm"),
     ],
 )
 def test_bad_recipes_are_refused_clearly(tmp_path, text, message):

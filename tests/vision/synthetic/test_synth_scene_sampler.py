@@ -10,6 +10,7 @@ from games.beer_pretzels.geometry import item_polygon_mm
 from games.beer_pretzels.scene import PlacedItem
 from vision.synthetic.scene_sampler import (
     PLAYERS,
+    REFERENCE_TOUCH_STRING_GAP_MM,
     SETTLED_SHARE,
     TOUCH_GAP_MM,
     Difficulty,
@@ -105,6 +106,28 @@ def test_landings_hold_their_geometry(rounds):
             elif landing is Landing.OUTSIDE:
                 assert gap > TOUCH_GAP_MM and not polygon.intersects(loop)
     assert all(counts[landing] > 0 for landing in Landing)
+
+
+def test_items_touching_the_string_lie_over_its_edge_like_the_reference_photos():
+    lo, hi = REFERENCE_TOUCH_STRING_GAP_MM
+    half = CATALOGUE.string.thickness_mm / 2
+    gaps = []
+    for seed in range(8):
+        r = sample_round(
+            np.random.default_rng(seed),
+            CATALOGUE,
+            Difficulty.HARD,
+            touch_string_gap_mm=REFERENCE_TOUCH_STRING_GAP_MM,
+        )
+        loop = Polygon(r.boundary_mm)
+        string = LineString(np.vstack([r.boundary_mm, r.boundary_mm[:1]]))
+        for item, landing in zip(r.scene.items, r.landings, strict=True):
+            if landing is Landing.TOUCH_STRING:
+                polygon = item_polygon_mm(item, CATALOGUE)
+                gaps.append(polygon.distance(string) - half)
+                assert not polygon.intersects(loop)  # over the cord's edge, short of its middle
+    assert gaps and all(lo <= g <= hi + 0.05 for g in gaps)
+    assert min(gaps) < -0.5  # the range is used, not only its end
 
 
 def test_items_on_others_settle_like_the_reference_photos(rounds):
