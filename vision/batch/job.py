@@ -111,10 +111,17 @@ class BatchError(ValueError):
 def run_batch(config: BatchConfig, runner: Runner) -> BatchSummary:
     """Score the folder of ``config`` with ``runner``; returns the summary.
 
-    Ctrl-C (KeyboardInterrupt) stops the run cleanly: the summary says ``interrupted`` and
-    everything scored so far is in the output. Raises :class:`BatchError` for unusable paths,
+    Ctrl-C (KeyboardInterrupt), or a ``kill`` (SIGTERM) of this process, stops the run cleanly:
+    the summary says ``interrupted``, everything scored so far is in the output, and the worker
+    processes are shut down (killed at once, this process would leave them behind, idle and
+    holding their memory). Raises :class:`BatchError` for unusable paths,
     :class:`vision.batch.results_log.ResultsLogError` when the output is locked by another run.
     """
+    with _terminate_as_ctrl_c():
+        return _run_batch(config, runner)
+
+
+def _run_batch(config: BatchConfig, runner: Runner) -> BatchSummary:
     _check_paths(config)
     started = time.perf_counter()
     summary = BatchSummary()
@@ -158,22 +165,51 @@ def run_batch(config: BatchConfig, runner: Runner) -> BatchSummary:
     return summary
 
 
+#: The signals that stop a run: Ctrl-C and ``kill``.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _terminate_as_ctrl_c() -> Iterator[None]:
+    """Within the block, SIGTERM raises KeyboardInterrupt as Ctrl-C does (unless SIGTERM is
+    ignored). Only possible in the main thread; elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @contextmanager
 def _ctrl_c_deferred() -> Iterator[None]:
-    """Hold back Ctrl-C (SIGINT) until the block is done, then raise KeyboardInterrupt.
+    """Hold back Ctrl-C (SIGINT) and SIGTERM until the block is done, then raise
+    KeyboardInterrupt.
 
-    Only possible in the main thread; elsewhere, and when SIGINT is ignored, a no-op.
+    Only possible in the main thread; elsewhere a no-op; a signal that is ignored stays so.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    previous = {
+        signum: signal.signal(signum, lambda signum, frame: received.append(signum))
+        for signum in _STOP_SIGNALS
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if received and previous is not signal.SIG_IGN:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if any(previous[signum] is not signal.SIG_IGN for signum in received):
         raise KeyboardInterrupt
 
 

@@ -106,3 +106,50 @@ def test_resume_after_the_process_is_killed_mid_write(local_run: LocalRun, tmp_p
     records = read_records(out)
     assert len(records) == len({r["sha256"] for r in records}) == len(local_run.records)
     assert without_timing(records) == without_timing(local_run.records)
+
+
+def _processes_marked(marker: str) -> list[int]:
+    """Pids of the live processes whose environment holds ``marker`` (Linux /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in environ and state != "Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_a_killed_batch_stops_cleanly_and_leaves_no_worker_behind(
+    local_run: LocalRun, tmp_path: Path
+) -> None:
+    """SIGTERM to the batch process alone (a ``kill``, a service manager's stop) stops the run
+    as Ctrl-C does: the photos scored so far are kept, and its worker processes end with it."""
+    if not Path("/proc/self/environ").exists():
+        return  # the check of leftover processes reads Linux's /proc
+    out = tmp_path / "results.jsonl"
+    marker = f"TABLESCORE_TEST_RUN={os.getpid()}-{time.monotonic_ns()}"
+    key, value = marker.split("=")
+    command = [sys.executable, "-m", "api.cli", "batch", str(local_run.config.folder)]
+    command += ["--out", str(out), "--workers", "2", "--no-progress"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, key: value}
+    )
+    deadline = time.monotonic() + 120
+    while not (out.exists() and out.read_bytes().count(b"\n") >= 1):
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert time.monotonic() < deadline, "no record written within 120 s"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGTERM)
+    stdout, _ = process.communicate(timeout=120)
+    assert process.returncode == 130
+    assert b"interrupted" in stdout
+    assert 1 <= len(read_records(out)) <= len(local_run.records)
+    deadline = time.monotonic() + 10
+    while _processes_marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_marked(marker) == []
