@@ -90,6 +90,7 @@ from vision.napkins import (
     face_by_border,
     find_napkins,
     fit_to_lines,
+    napkin_on_its_lines,
     on_its_border,
     same_napkin,
     shows_paper,
@@ -305,7 +306,9 @@ def _score_on_plane(
                 item, seen = _napkin_on_its_art(library, view, item, found_side, sides, light)
                 edges_seen = any(found_side is napkin for napkin in by_edges)
                 if not _napkin_border_seen(library, view, item, on_art_alone=not edges_seen):
-                    moved = _napkin_on_its_border(library, view, placed, found_side, sides, light)
+                    moved = _napkin_on_its_border(
+                        library, view, placed, found_side, sides, light
+                    ) or _napkin_on_its_lines(library, view, found_side, sides, light)
                     if moved is not None:
                         settled.append(_napkin_side_by_border(library, view, *moved, light))
                     continue
@@ -812,6 +815,27 @@ def _napkin_on_its_border(
         return None
     settled, seen = _napkin_judged_at(library, view, found, pose, sides, light_bgr)
     if not _napkin_border_seen(library, view, settled, on_art_alone=True):
+        return None
+    return settled, seen
+
+
+def _napkin_on_its_lines(
+    library: ArtLibrary,
+    view: CanvasView,
+    found: FoundSide,
+    sides: list[FoundSide],
+    light_bgr: np.ndarray | None = None,
+) -> tuple[IdentifiedItem, np.ndarray] | None:
+    """A napkin whose border showed neither where its features put it, nor on its art, nor on
+    its border moved from there, placed on the straight lines of its paper's edge and stripe
+    around there (:func:`vision.napkins.napkin_on_its_lines`) and judged again there as
+    :func:`_napkin_on_its_art` judges it; if its border then shows
+    (:data:`MIN_NAPKIN_BORDER_AGREEMENT`: its lines back it), else None."""
+    pose = napkin_on_its_lines(view, library, found.pose, light_bgr)
+    if pose is None:
+        return None
+    settled, seen = _napkin_judged_at(library, view, found, pose, sides, light_bgr)
+    if not _napkin_border_seen(library, view, settled):
         return None
     return settled, seen
 

@@ -25,6 +25,7 @@ from vision.napkins import (
     face_by_border,
     find_napkins,
     fit_to_lines,
+    napkin_on_its_lines,
     on_its_border,
     shows_paper,
 )
@@ -332,3 +333,20 @@ def test_a_napkin_placed_a_little_off_is_fitted_back_onto_its_lines(catalogue, f
     assert np.hypot(*np.subtract(fitted.center_mm, napkin.center_mm)) < 0.3
     assert _angle_gap_mod_90(fitted.angle_rad, napkin.angle_rad) < np.deg2rad(0.3)
     assert kept == far
+
+
+@pytest.mark.parametrize(("face", "color"), [("down", "green"), ("down", "yellow"), ("up", "blue")])
+def test_a_napkin_placed_far_off_by_its_features_is_placed_on_its_lines(
+    catalogue, face, color
+) -> None:
+    """Placed 20 mm and 6 degrees off (a few features of its back matched), too far for its
+    border to be found from there, the napkin is placed on its lines; bare wood holds none."""
+    napkin = Placed(side(catalogue, "napkin", None, face), color, (120.0, 110.0), np.deg2rad(8))
+    view = _napkin_on_wood(catalogue, napkin)
+    library = art_library(catalogue)
+    off = ItemPose((132.0, 94.0), np.deg2rad(14))
+    placed = napkin_on_its_lines(view, library, off)
+    assert placed is not None
+    assert np.hypot(*np.subtract(placed.center_mm, napkin.center_mm)) < 0.5
+    assert _angle_gap_mod_90(placed.angle_rad, napkin.angle_rad) < np.deg2rad(1.0)
+    assert napkin_on_its_lines(view, library, ItemPose((340.0, 330.0), np.deg2rad(8))) is None
