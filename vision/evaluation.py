@@ -15,6 +15,11 @@ visibility. Two more checks, where the ground truth has what they need:
   truth: the order decides which icons a cover hides;
 - *boundary*: the intersection over union of the predicted string loop (``boundary_px``) and
   the true one, 0 for a photo with no loop found or no prediction.
+
+Each photo's *scale* is how many displayed px per mm its face-up coasters span (the median over
+them of the square root of the true outline's area over the shape's area in mm^2): the summary
+by scale (:func:`summarise_by_scale`) tells a set's coarse photos from the reference photos'
+range.
 """
 
 from __future__ import annotations
@@ -23,11 +28,14 @@ import json
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
+
+from games.beer_pretzels.catalogue import Catalogue, load_catalogue
 
 #: Largest centre distance (displayed px) at which a predicted item may pair a true one.
 MATCH_RADIUS_PX = 40.0
@@ -38,6 +46,9 @@ MIN_STACKED_SHARE = 0.01
 BOUNDARY_FOUND_IOU = 0.9
 #: Summary rows, in order (``all`` first).
 DIFFICULTIES = ("all", "easy", "medium", "hard")
+#: Edges (displayed px per mm) of the photo-scale groups of :func:`summarise_by_scale`. The dev
+#: set's photos span 0.82-3.51 px/mm; a coarser photo shows a 1 mm decision in under a pixel.
+SCALE_EDGES_PX_PER_MM = (0.8, 1.5)
 
 
 class GroundTruthError(ValueError):
@@ -130,6 +141,7 @@ class PhotoEvaluation:
     boundary_iou: float | None = None
     seconds: float | None = None
     error: str | None = None
+    scale_px_per_mm: float | None = None
 
 
 def match_items(
@@ -180,9 +192,11 @@ def evaluate_photo(
     seconds: float | None = None,
     error: str | None = None,
     radius_px: float = MATCH_RADIUS_PX,
+    catalogue: Catalogue | None = None,
 ) -> PhotoEvaluation:
     """Compare one contract prediction (``None`` when the scorer failed) with ground truth;
-    items pair within ``radius_px`` (displayed px)."""
+    items pair within ``radius_px`` (displayed px). ``catalogue`` gives the coasters' shapes the
+    photo's scale is measured by (default: the bundled one)."""
     true_items = truth["items"]
     result = PhotoEvaluation(
         image=str(truth["image"]),
@@ -194,6 +208,7 @@ def evaluate_photo(
         extra=0,
         seconds=seconds,
         error=error,
+        scale_px_per_mm=photo_scale_px_per_mm(truth, catalogue),
     )
     true_loop = _polygon(truth.get("boundary_px"))
     if true_loop is not None:
@@ -216,6 +231,27 @@ def evaluate_photo(
     if true_loop is not None and loop is not None:
         result.boundary_iou = loop.intersection(true_loop).area / loop.union(true_loop).area
     return result
+
+
+def photo_scale_px_per_mm(
+    truth: dict[str, Any], catalogue: Catalogue | None = None
+) -> float | None:
+    """How many displayed px per mm the photo's true face-up coasters span: the median over them
+    of sqrt(outline area in px^2 / shape area in mm^2); None without such a coaster (or one of a
+    type ``catalogue`` does not know)."""
+    catalogue = catalogue if catalogue is not None else load_catalogue()
+    scales = []
+    for item in truth["items"]:
+        if item.get("kind") != "coaster" or item.get("face") != "up":
+            continue
+        outline = _polygon(item.get("polygon_px"))
+        try:
+            shape = catalogue.coaster_type(str(item.get("type"))).shape
+        except KeyError:
+            continue
+        if outline is not None:
+            scales.append((outline.area / shape.polygon_mm.area) ** 0.5)
+    return statistics.median(scales) if scales else None
 
 
 def _polygon(points: Any) -> BaseGeometry | None:
@@ -339,10 +375,29 @@ def summarise_by_tag(photos: Iterable[PhotoEvaluation]) -> dict[str, Summary]:
     return {tag: groups[tag] for tag in sorted(groups)}
 
 
-def format_tag_table(summaries: dict[str, Summary]) -> str:
-    """A plain-text table: one row per tag with photos, exact and per-player accuracy."""
-    width = max([len(tag) for tag in summaries] + [3]) + 2
-    lines = ["tag".ljust(width) + "photos".rjust(8) + "exact".rjust(9) + "players".rjust(9)]
+def summarise_by_scale(
+    photos: Iterable[PhotoEvaluation], edges_px_per_mm: Sequence[float] = SCALE_EDGES_PX_PER_MM
+) -> dict[str, Summary]:
+    """One summary per photo-scale group (displayed px per mm, split at ``edges_px_per_mm``,
+    ascending: ``"< 0.8 px/mm"``, ``"0.8-1.5 px/mm"``, ``">= 1.5 px/mm"``), coarsest first, then
+    ``"unknown"`` for photos without a face-up coaster; only groups that occur."""
+    edges = list(edges_px_per_mm)
+    labels = [f"< {edges[0]:g} px/mm"]
+    labels += [f"{lo:g}-{hi:g} px/mm" for lo, hi in pairwise(edges)]
+    labels += [f">= {edges[-1]:g} px/mm", "unknown"]
+    groups: dict[str, Summary] = {}
+    for photo in photos:
+        scale = photo.scale_px_per_mm
+        label = labels[-1] if scale is None else labels[sum(scale >= e for e in edges)]
+        groups.setdefault(label, Summary()).add(photo)
+    return {label: groups[label] for label in labels if label in groups}
+
+
+def format_tag_table(summaries: dict[str, Summary], heading: str = "tag") -> str:
+    """A plain-text table: one row per group (a tag, or ``heading``'s kind of group) with
+    photos, exact and per-player accuracy."""
+    width = max([len(tag) for tag in summaries] + [len(heading)]) + 2
+    lines = [heading.ljust(width) + "photos".rjust(8) + "exact".rjust(9) + "players".rjust(9)]
     for tag, summary in summaries.items():
         s = summary.to_json()
         lines.append(

@@ -5,6 +5,8 @@ Runs :func:`vision.pipeline.score_photo` on every photo of ``DIR`` that has a gr
 per-player accuracy, item/colour/type/face/icon/counted accuracies by difficulty and seconds per
 photo (:mod:`vision.evaluation`). ``--predictions FILE`` compares a JSON-lines file of contract
 objects (one per photo, ``image`` = the photo's file name) instead of running the scorer.
+``--by-tag`` and ``--by-scale`` add exact and per-player accuracy per ground-truth tag and per
+photo scale (displayed px per mm of its coasters: coarser than the dev set's photos, or not).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from vision.evaluation import (
     format_tag_table,
     load_ground_truth,
     summarise,
+    summarise_by_scale,
     summarise_by_tag,
 )
 
@@ -45,6 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument(
         "--by-tag", action="store_true", help="also break exact/per-player accuracy down by tag"
+    )
+    parser.add_argument(
+        "--by-scale",
+        action="store_true",
+        help="also break exact/per-player accuracy down by how many px per mm the photos show",
     )
     parser.add_argument(
         "--match-px",
@@ -148,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
                 "boundary_iou": r.boundary_iou,
                 "error": r.error,
                 "seconds": r.seconds,
+                "scale_px_per_mm": r.scale_px_per_mm,
             }
             for r in results
         ]
@@ -157,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
         }
         if args.by_tag:
             report["by_tag"] = {k: s.to_json() for k, s in summarise_by_tag(results).items()}
+        if args.by_scale:
+            report["by_scale"] = {k: s.to_json() for k, s in summarise_by_scale(results).items()}
         print(json.dumps(report, indent=1))
         return 0
     print(f"{len(results)} photos from {args.folder}")
@@ -164,6 +175,9 @@ def run(args: argparse.Namespace) -> int:
     if args.by_tag:
         print()
         print(format_tag_table(summarise_by_tag(results)))
+    if args.by_scale:
+        print()
+        print(format_tag_table(summarise_by_scale(results), heading="scale"))
     for r in results:
         if r.error:
             print(f"  {r.image}: scorer error {r.error}")

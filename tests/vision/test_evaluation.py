@@ -1,4 +1,5 @@
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,10 @@ from vision.evaluation import (
     format_tag_table,
     load_ground_truth,
     match_items,
+    photo_scale_px_per_mm,
     scores_exact,
     summarise,
+    summarise_by_scale,
     summarise_by_tag,
 )
 
@@ -138,6 +141,37 @@ def test_summaries_by_tag():
     assert "table_cloth" in format_tag_table(by_tag)
 
 
+def _outlined(item, scale_px_per_mm):
+    """``item`` with the outline of a beer coaster (a disc 85 mm across) at that scale."""
+    radius = 42.5 * scale_px_per_mm
+    turns = [2 * math.pi * k / 256 for k in range(256)]
+    outline = [[radius * math.cos(t), radius * math.sin(t)] for t in turns]
+    return item | {"polygon_px": outline}
+
+
+def test_a_photos_scale_is_its_face_up_coasters_median_px_per_mm():
+    items = [_outlined(_coaster(0, 0), s) for s in (0.7, 1.0, 2.4)]
+    items.append(_outlined(_coaster(0, 0, face="down"), 9.0))  # a back: its type is not known
+    items.append(_coaster(0, 0))  # no outline
+    assert photo_scale_px_per_mm(_truth(items)) == pytest.approx(1.0, rel=1e-3)
+    assert photo_scale_px_per_mm(_truth([_coaster(0, 0)])) is None
+
+
+def test_summaries_by_scale_group_coarse_photos_apart():
+    photos = [
+        evaluate_photo({"scores": {"red": money}}, _truth([_outlined(_coaster(0, 0), scale)]))
+        for scale, money in ((0.5, 1), (0.6, 9), (1.0, 1), (2.2, 1))
+    ]
+    photos.append(evaluate_photo({"scores": {"red": 1}}, _truth([])))
+    by_scale = summarise_by_scale(photos)
+    assert list(by_scale) == ["< 0.8 px/mm", "0.8-1.5 px/mm", ">= 1.5 px/mm", "unknown"]
+    assert [s.photos for s in by_scale.values()] == [2, 1, 1, 1]
+    assert by_scale["< 0.8 px/mm"].to_json()["exact_accuracy"] == 0.5
+    assert list(summarise_by_scale(photos, (1.0,))) == ["< 1 px/mm", ">= 1 px/mm", "unknown"]
+    table = format_tag_table(by_scale, heading="scale")
+    assert table.splitlines()[0].startswith("scale") and "0.8-1.5 px/mm" in table
+
+
 def test_load_ground_truth_skips_other_json_and_checks_photos(tmp_path):
     (tmp_path / "index.json").write_text(json.dumps({"photos": []}))
     (tmp_path / "b.json").write_text(json.dumps(_truth([]) | {"image": "b.jpg"}))
@@ -160,6 +194,8 @@ def test_devset_loads_as_is():
     assert summary["exact_accuracy"] == 1.0 and summary["icons_accuracy"] == 1.0
     by_tag = summarise_by_tag(perfect)
     assert by_tag["players5"].photos == sum("players5" in p.truth["tags"] for p in photos)
+    scales = [photo.scale_px_per_mm for photo in perfect]
+    assert min(scales) > 0.8 and max(scales) < 4.0  # 0.82-3.51 px/mm
 
 
 def _square(x, y, half=50.0):

@@ -97,13 +97,19 @@ def test_evaluate_reads_a_synthetic_set_with_predictions(tmp_path, capsys):
     predictions = tmp_path / "pred.jsonl"
     predictions.write_text("\n".join(json.dumps(t) for t in (truths[0], wrong)))
     capsys.readouterr()
-    assert main(["evaluate", str(out), "--predictions", str(predictions), "--json"]) == 0
+    args = ["evaluate", str(out), "--predictions", str(predictions)]
+    assert main([*args, "--json", "--by-scale"]) == 0
     report = json.loads(capsys.readouterr().out)
     summary = report["summary"]
     assert [p["exact"] for p in report["photos"]] == [True, False]
     assert summary["all"]["photos"] == 2
     assert summary["all"]["exact_accuracy"] == 0.5
     assert summary["all"]["item_recall"] == 1.0 and summary["all"]["icons_accuracy"] == 1.0
+    # 400 x 300 px photos of a whole table: coarser than any reference photo
+    assert all(p["scale_px_per_mm"] < 0.8 for p in report["photos"])
+    assert report["by_scale"]["< 0.8 px/mm"]["photos"] == 2
+    assert main([*args, "--by-scale"]) == 0
+    assert "< 0.8 px/mm" in capsys.readouterr().out
 
 
 def test_evaluate_counts_the_batch_error_records_of_a_predictions_file(tmp_path, capsys):
