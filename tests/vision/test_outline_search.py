@@ -154,6 +154,28 @@ def test_the_middle_of_a_print_without_a_coasters_edge_is_not_a_coaster(
     assert [c.side for c in coasters] == ([lone.side] if found else [])
 
 
+@pytest.mark.parametrize(
+    ("type_name", "peak_type", "turn_deg"),
+    [("beer", "three", 40.0), ("double", "triple", 115.0), ("triple", "soft", 70.0)],
+)
+def test_an_outline_peak_of_the_other_shape_still_confirms_the_coaster_as_its_art_shows(
+    catalogue, monkeypatch, type_name, peak_type, turn_deg
+):
+    """A disc's outline, partly hidden, can peak as a rounded square's (and the other way
+    about): the peak only tells where to look, the art tells the shape and the turn."""
+    lone = Placed(side(catalogue, "coaster", type_name), "red", LONE_MM, np.deg2rad(turn_deg))
+    image, plane, known = _scene(catalogue, lone)
+    peak_shape = side(catalogue, "coaster", peak_type).shape
+    assert peak_shape != lone.side.shape
+    peak = OutlinePeak(peak_shape, LONE_MM, np.deg2rad(turn_deg + 17.0), 0.5)
+    monkeypatch.setattr(outline_search, "search_outlines", lambda *args: [peak])
+    _, coasters = _search(catalogue, image, plane, known)
+    assert [c.side for c in coasters] == [lone.side]
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, LONE_MM)) < 2.0
+    turn = np.angle(np.exp(1j * (coasters[0].pose.angle_rad - lone.angle_rad)))
+    assert abs(np.rad2deg(turn)) < 4.0
+
+
 def _coasters_seen(
     plane: TablePlane,
     blobs: list[tuple[tuple[float, float], int]],
