@@ -22,7 +22,9 @@ the hidden pass (:mod:`vision.hidden`) runs after it. Two steps:
    angles, shifts and blurs must reach :data:`MIN_CORRELATION`, and the colour must step across
    the placed outline (:data:`MIN_OUTLINE_STEP`), near it and a little farther out, so a glass's
    round foot or a coin pile of a coaster's size, or the string running along an item's edge,
-   is not taken for one.
+   is not taken for one. The sides of the other shape are compared there too, and must reach
+   :data:`OTHER_SHAPE_MIN_CORRELATION`: a disc's outline partly hidden beside a square's edge
+   can peak as a rounded square's, and the other way about.
 
 Where the learned segmenter (:mod:`vision.segmentation`) runs, step 1 also takes the places
 anywhere on the readable table where it sees a coaster that no outline peak holds
