@@ -6,7 +6,8 @@
 or ``tablescore score --json``). Items are paired as in :mod:`vision.evaluation`. For every
 true item without a predicted partner, prints its kind, colour, type, face, stacking level, the
 share of its outline not covered by items above it (from the ground-truth outlines, displayed
-px), how many of its icons are visible, and the photo's camera tilt and scale (px per mm).
+px), how many of its icons are visible, and the photo's camera tilt and scale (displayed px
+per mm, as :func:`vision.evaluation.photo_scale_px_per_mm` tells it).
 Then the recall per visible-share bin: misses of well visible items are detection failures;
 misses of items hidden under others matter only through links and occlusion.
 """
@@ -22,7 +23,12 @@ from typing import Any
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
-from vision.evaluation import load_ground_truth, match_items, scores_exact
+from vision.evaluation import (
+    load_ground_truth,
+    match_items,
+    photo_scale_px_per_mm,
+    scores_exact,
+)
 
 #: Upper edges of the visible-share bins of the recall table.
 VISIBLE_BINS = (0.25, 0.5, 0.75, 0.9, 1.01)
@@ -37,17 +43,6 @@ def visible_shares(items: list[dict[str, Any]]) -> list[float]:
         covered = unary_union(above).intersection(polygon).area if above else 0.0
         shares.append(1.0 - covered / polygon.area if polygon.area > 0 else 0.0)
     return shares
-
-
-def _scale_px_per_mm(truth: dict[str, Any]) -> float:
-    """Median displayed px per mm of the true items (outline size vs the item's size)."""
-    scales = []
-    for item in truth["items"]:
-        polygon = Polygon(item["polygon_px"])
-        size_mm = 65.0 if item["kind"] == "napkin" else 100.0
-        scales.append((polygon.area / (size_mm * size_mm * 0.85)) ** 0.5)
-    scales.sort()
-    return scales[len(scales) // 2] if scales else 0.0
 
 
 def main() -> None:
@@ -77,7 +72,7 @@ def main() -> None:
         head = (
             f"{photo.image_path.name} {truth.get('difficulty', '?'):6s} "
             f"{'exact' if exact else 'WRONG'} tilt {camera.get('tilt_deg', float('nan')):4.1f} "
-            f"scale {_scale_px_per_mm(truth):.2f} px/mm "
+            f"scale {photo_scale_px_per_mm(truth) or 0.0:.2f} px/mm "
             f"found {len(paired_truth)}/{len(truth['items'])} "
             f"extra {len(predicted.get('items', [])) - len(pairs)}"
         )
