@@ -139,6 +139,14 @@ LINK_CONTACT_ALLOWANCE_MM = 1.0
 #: found along a table's edge, about 2 (validation photos 0063, 0068, 0081 of set seed
 #: 2_000_000).
 CORD_LENGTH_SHARES = (0.6, 1.4)
+#: A loop taken whose length on the table is outside these shares of the cord's is reported
+#: with a warning to check the boundary: a stretch of the cord was likely missed and bridged
+#: short (held-out-reference 0262: a blurred stretch cut off under a cluster of items, 0.89)
+#: or a stretch traced along something else (an item's edge, the table's grain). Measured with
+#: the pipeline's own plane: dev photos 0.973-1.005; validation photos 150-229 of set seed
+#: 2_000_000 0.993-1.088 (5th-95th percentile), and the six outside this band had loops partly
+#: traced wrong (boundary IoU 0.90-0.96; three of them scored wrong, of the 13 wrong in all).
+LOOP_LENGTH_WARNING_SHARES = (0.95, 1.08)
 #: Largest working image a photo is decoded again at when its items come out small (long side,
 #: px): a 12 MP phone photo at full size.
 MAX_ITEM_WORKING_LONG_SIDE_PX = 4096
@@ -347,6 +355,8 @@ def _score_on_plane(
     boundary = _find_boundary(image, item_mask, catalogue.string.rgb, items, cord, string_seen)
     boundary_mm = () if boundary is None else fit.plane.image_to_table(boundary.polygon_px)
     warnings = _warnings(items, boundary) + type_conflicts(items)
+    if boundary is not None:
+        warnings += _loop_length_warning(cord.length_share(boundary.polygon_px), cord.length_mm)
     seen = placed_items(items, stacking.z, catalogue)
     covers = find_icon_covers(view, catalogue, items, stacking.z, fit.plane)
     on_table = onto_table(fit.plane, seen, covers, catalogue)
@@ -707,14 +717,19 @@ class _CordOnTable:
         scales = [self.plane.scale_px_per_mm(item.pose.center_mm) for item in items]
         return self.thickness_mm * float(np.median(scales))
 
+    def length_share(self, loop_px: np.ndarray) -> float:
+        """A closed loop's ((N, 2) working px) length on the table over the cord's (nan where
+        the plane maps a point to infinity)."""
+        loop_mm = self.plane.image_to_table(np.asarray(loop_px, float))
+        length = float(np.linalg.norm(np.roll(loop_mm, -1, axis=0) - loop_mm, axis=1).sum())
+        return length / self.length_mm if np.isfinite(length) else float("nan")
+
     def length_fits(self, loop_px: np.ndarray) -> bool:
         """Whether a closed loop ((N, 2) working px) is as long on the table as the cord can
         show: within :data:`CORD_LENGTH_SHARES` of its length (the loop is bridged straight
         under items, the plane is known to a few per cent)."""
-        loop_mm = self.plane.image_to_table(np.asarray(loop_px, float))
-        length = float(np.linalg.norm(np.roll(loop_mm, -1, axis=0) - loop_mm, axis=1).sum())
         low, high = CORD_LENGTH_SHARES
-        return bool(np.isfinite(length) and low * self.length_mm <= length <= high * self.length_mm)
+        return bool(low <= self.length_share(loop_px) <= high)
 
 
 def _lit_string_rgb(
@@ -1004,6 +1019,24 @@ def _warnings(items: list[IdentifiedItem], boundary: Boundary | None) -> list[st
             "where the learned segmenter sees it: check the boundary in the photo"
         )
     return warnings
+
+
+def _loop_length_warning(share: float, cord_length_mm: float) -> list[str]:
+    """A warning to check the boundary when the loop taken is ``share`` of the cord's length
+    (``cord_length_mm``) on the table, outside :data:`LOOP_LENGTH_WARNING_SHARES`; else none.
+
+    The cord's length is known, so a loop much shorter or longer than it on the table is
+    partly traced wrong, and items near the wrong stretch may be anchored wrongly."""
+    low, high = LOOP_LENGTH_WARNING_SHARES
+    if not np.isfinite(share) or low <= share <= high:
+        return []
+    how = "shorter" if share < 1 else "longer"
+    return [
+        f"the boundary string traced is {abs(share - 1):.0%} {how} than the cord "
+        f"({share * cord_length_mm:.0f} of {cord_length_mm:.0f} mm on the table): part of it "
+        "may be traced wrong, and items near it anchored wrongly; check the boundary in the "
+        "annotated picture"
+    ]
 
 
 __all__ = ["ArtLibrary", "ScoredPhoto", "score_photo"]

@@ -37,6 +37,7 @@ from vision.pipeline import (
     _in_photo,
     _in_view,
     _lit_string_rgb,
+    _loop_length_warning,
     _napkin_on_its_art,
     _napkin_side_by_border,
     _place_napkin_back,
@@ -424,3 +425,32 @@ def test_a_loop_fits_the_cord_by_its_length_on_the_table(circumference_mm, fits)
     radius_px = 0.5 * circumference_mm / (2 * np.pi)
     loop_px = 1000 + radius_px * np.stack([np.cos(angle), np.sin(angle)], axis=1)
     assert cord.length_fits(loop_px) is fits
+
+
+@pytest.mark.parametrize(
+    ("circumference_mm", "warned"),
+    [
+        (2000.0, None),
+        (1940.0, None),
+        (2120.0, None),
+        (1780.0, "11% shorter"),
+        (2300.0, "15% longer"),
+    ],
+)
+def test_a_loop_much_shorter_or_longer_than_the_cord_is_reported(circumference_mm, warned) -> None:
+    """A loop taken that measures 11% short of the 2 m cord on the table (a blurred stretch
+    cut off under a cluster of items) or 15% over it is reported with its length, to check the
+    boundary; loops within a few per cent of the cord are not."""
+    plane = TablePlane(np.diag([0.5, 0.5, 1.0]), 0.0, 0.0, (2000, 2000))
+    cord = _CordOnTable(plane, 2000.0, 6.0)
+    angle = np.linspace(0, 2 * np.pi, 2000, endpoint=False)
+    radius_px = 0.5 * circumference_mm / (2 * np.pi)
+    loop_px = 1000 + radius_px * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    share = cord.length_share(loop_px)
+    assert share == pytest.approx(circumference_mm / 2000.0, rel=1e-3)
+    warnings = _loop_length_warning(share, cord.length_mm)
+    if warned is None:
+        assert warnings == []
+    else:
+        (warning,) = warnings
+        assert warned in warning and f"{circumference_mm:.0f} of 2000 mm" in warning
