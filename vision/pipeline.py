@@ -139,14 +139,16 @@ LINK_CONTACT_ALLOWANCE_MM = 1.0
 #: found along a table's edge, about 2 (validation photos 0063, 0068, 0081 of set seed
 #: 2_000_000).
 CORD_LENGTH_SHARES = (0.6, 1.4)
-#: A loop taken whose length on the table is outside these shares of the cord's is reported
-#: with a warning to check the boundary: a stretch of the cord was likely missed and bridged
-#: short (held-out-reference 0262: a blurred stretch cut off under a cluster of items, 0.89)
-#: or a stretch traced along something else (an item's edge, the table's grain). Measured with
+#: The string's loop is expected within these shares of the cord's length on the table.
+#: Outside them a stretch of the cord was likely missed and bridged short (held-out-reference
+#: 0262: a blurred stretch cut off under a cluster of items, 0.89) or a stretch traced along
+#: something else (an item's edge, the table's grain). Measured with
 #: the pipeline's own plane: dev photos 0.973-1.005; validation photos 150-229 of set seed
 #: 2_000_000 0.993-1.088 (5th-95th percentile), and the six outside this band had loops partly
 #: traced wrong (boundary IoU 0.90-0.96; three of them scored wrong, of the 13 wrong in all).
-LOOP_LENGTH_WARNING_SHARES = (0.95, 1.08)
+#: Such a loop by the cord's colour gives way to the segmenter's when that one fits
+#: (:func:`_find_boundary`); one taken is reported with a warning to check the boundary.
+EXPECTED_LOOP_SHARES = (0.95, 1.08)
 #: Largest working image a photo is decoded again at when its items come out small (long side,
 #: px): a 12 MP phone photo at full size.
 MAX_ITEM_WORKING_LONG_SIDE_PX = 4096
@@ -669,10 +671,42 @@ def _find_boundary(
     then, if no loop is found, with that colour under the light measured on the items, then
     without the item mask (only a hint of where the string may hide), and last where the
     segmenter sees the string (``string_seen``, its probability map, or None). Only loops as
-    long as the cord on the table are taken."""
-    lit_rgb = _lit_string_rgb(string_rgb, items)
+    long as the cord on the table are taken. A loop its colour gives that is not as long as
+    the cord is expected to show (:data:`EXPECTED_LOOP_SHARES`) gives way to the loop
+    where the segmenter sees the string if that one is: a blurred stretch of the cord, whose
+    colour its blur greys, is cut off under a cluster of items (held-out-reference 0262), while
+    the segmenter still sees it."""
+    by_colour = _find_boundary_by_colour(image, item_mask, string_rgb, items, cord)
+    if string_seen is None or (
+        by_colour is not None and _as_long_as_the_cord(cord.length_share(by_colour.polygon_px))
+    ):
+        return by_colour
+    where_seen = find_boundary_where_seen(
+        image,
+        string_seen,
+        item_mask=item_mask,
+        string_rgb=_lit_string_rgb(string_rgb, items),
+        string_width_px=cord.width_px(items),
+        length_fits=cord.length_fits,
+    )
+    if by_colour is None:
+        return where_seen
+    if where_seen is not None and _as_long_as_the_cord(cord.length_share(where_seen.polygon_px)):
+        return where_seen
+    return by_colour
+
+
+def _find_boundary_by_colour(
+    image: np.ndarray,
+    item_mask: np.ndarray,
+    string_rgb: tuple[int, int, int],
+    items: list[IdentifiedItem],
+    cord: _CordOnTable,
+) -> Boundary | None:
+    """The string loop its colour gives (:func:`_find_boundary`'s searches but the last), or
+    None."""
     width_px = cord.width_px(items)
-    for colour in dict.fromkeys([string_rgb, lit_rgb]):
+    for colour in dict.fromkeys([string_rgb, _lit_string_rgb(string_rgb, items)]):
         boundary = find_boundary(
             image,
             item_mask=item_mask,
@@ -682,22 +716,19 @@ def _find_boundary(
         )
         if boundary is not None:
             return boundary
-    boundary = find_boundary(
+    return find_boundary(
         image,
         string_rgb=string_rgb,
         string_width_px=width_px,
         length_fits=cord.length_fits,
     )
-    if boundary is not None or string_seen is None:
-        return boundary
-    return find_boundary_where_seen(
-        image,
-        string_seen,
-        item_mask=item_mask,
-        string_rgb=lit_rgb,
-        string_width_px=width_px,
-        length_fits=cord.length_fits,
-    )
+
+
+def _as_long_as_the_cord(share: float) -> bool:
+    """Whether a loop ``share`` of the cord's length on the table is as long as the cord is
+    expected to show (within :data:`EXPECTED_LOOP_SHARES`)."""
+    low, high = EXPECTED_LOOP_SHARES
+    return bool(low <= share <= high)
 
 
 @dataclass(frozen=True)
@@ -1015,20 +1046,20 @@ def _warnings(items: list[IdentifiedItem], boundary: Boundary | None) -> list[st
         warnings.append("no boundary string found: no item is anchored, every score is 0")
     elif not boundary.by_colour:
         warnings.append(
-            "the boundary string's colour could not be told from the table; it was traced "
-            "where the learned segmenter sees it: check the boundary in the photo"
+            "the boundary string was traced where the learned segmenter sees it (its colour "
+            "could not be told from the table, or gave a loop not as long as the cord): check "
+            "the boundary in the photo"
         )
     return warnings
 
 
 def _loop_length_warning(share: float, cord_length_mm: float) -> list[str]:
     """A warning to check the boundary when the loop taken is ``share`` of the cord's length
-    (``cord_length_mm``) on the table, outside :data:`LOOP_LENGTH_WARNING_SHARES`; else none.
+    (``cord_length_mm``) on the table, outside :data:`EXPECTED_LOOP_SHARES`; else none.
 
     The cord's length is known, so a loop much shorter or longer than it on the table is
     partly traced wrong, and items near the wrong stretch may be anchored wrongly."""
-    low, high = LOOP_LENGTH_WARNING_SHARES
-    if not np.isfinite(share) or low <= share <= high:
+    if not np.isfinite(share) or _as_long_as_the_cord(share):
         return []
     how = "shorter" if share < 1 else "longer"
     return [

@@ -14,7 +14,9 @@ from vision_scenes import Placed, render_scene, side, table_homography
 
 from api.cli import main
 from games.beer_pretzels.catalogue import load_catalogue
+from vision import pipeline as pipeline_module
 from vision.art import art_library
+from vision.boundary import Boundary
 from vision.coaster_types import FoundSide
 from vision.detect import (
     CanvasView,
@@ -33,6 +35,7 @@ from vision.pipeline import (
     _at_item_resolution,
     _coasters_under,
     _CordOnTable,
+    _find_boundary,
     _fit_plane,
     _in_photo,
     _in_view,
@@ -427,6 +430,64 @@ def test_a_loop_fits_the_cord_by_its_length_on_the_table(circumference_mm, fits)
     assert cord.length_fits(loop_px) is fits
 
 
+def _circle_px(circumference_mm: float) -> np.ndarray:
+    """A closed circle (working px) as long as ``circumference_mm`` on a table seen at 0.5 px/mm
+    (the plane of :func:`_cord_at_half_px_per_mm`)."""
+    angle = np.linspace(0, 2 * np.pi, 2000, endpoint=False)
+    radius_px = 0.5 * circumference_mm / (2 * np.pi)
+    return 1000 + radius_px * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+
+
+def _cord_at_half_px_per_mm() -> _CordOnTable:
+    """The 2 m, 6 mm cord on a table plane at 0.5 working px per mm."""
+    plane = TablePlane(np.diag([0.5, 0.5, 1.0]), 0.0, 0.0, (2000, 2000))
+    return _CordOnTable(plane, 2000.0, 6.0)
+
+
+@pytest.mark.parametrize(
+    ("by_colour_mm", "where_seen_mm", "taken"),
+    [
+        (2000.0, 2010.0, "colour"),  # as long as the cord: the segmenter is not asked
+        (1780.0, 2010.0, "seen"),  # a stretch cut off: the segmenter's loop fits the cord
+        (2300.0, 1990.0, "seen"),  # a stretch traced along something else
+        (1780.0, 1700.0, "colour"),  # neither fits: the colour's loop stays
+        (1780.0, None, "colour"),
+        (None, 2010.0, "seen"),  # no loop by colour: the segmenter's, as before
+    ],
+)
+def test_a_loop_by_colour_not_as_long_as_the_cord_gives_way_to_the_segmenters(
+    monkeypatch, by_colour_mm, where_seen_mm, taken
+) -> None:
+    """The string's colour gives a loop 11% short of the cord (a blurred stretch cut off under
+    a cluster of items) or 15% over it: the loop where the segmenter sees the string is taken
+    when that one is as long as the cord; a loop by colour that fits is kept without asking."""
+    loops = {
+        "colour": None if by_colour_mm is None else Boundary(_circle_px(by_colour_mm), 0.9),
+        "seen": None
+        if where_seen_mm is None
+        else Boundary(_circle_px(where_seen_mm), 0.8, by_colour=False),
+    }
+    asked = []
+
+    def by_colour(image, **kwargs):
+        return loops["colour"]
+
+    def where_seen(image, string_seen, **kwargs):
+        asked.append(True)
+        return loops["seen"]
+
+    monkeypatch.setattr(pipeline_module, "find_boundary", by_colour)
+    monkeypatch.setattr(pipeline_module, "find_boundary_where_seen", where_seen)
+    image = np.zeros((2000, 2000, 3), np.uint8)
+    string_seen = np.zeros((500, 500), np.float32)
+    cord = _cord_at_half_px_per_mm()
+    found = _find_boundary(
+        image, np.zeros((2000, 2000), bool), (228, 211, 146), [], cord, string_seen
+    )
+    assert found is loops[taken]
+    assert bool(asked) == (taken == "seen" or by_colour_mm != 2000.0)
+
+
 @pytest.mark.parametrize(
     ("circumference_mm", "warned"),
     [
@@ -441,12 +502,8 @@ def test_a_loop_much_shorter_or_longer_than_the_cord_is_reported(circumference_m
     """A loop taken that measures 11% short of the 2 m cord on the table (a blurred stretch
     cut off under a cluster of items) or 15% over it is reported with its length, to check the
     boundary; loops within a few per cent of the cord are not."""
-    plane = TablePlane(np.diag([0.5, 0.5, 1.0]), 0.0, 0.0, (2000, 2000))
-    cord = _CordOnTable(plane, 2000.0, 6.0)
-    angle = np.linspace(0, 2 * np.pi, 2000, endpoint=False)
-    radius_px = 0.5 * circumference_mm / (2 * np.pi)
-    loop_px = 1000 + radius_px * np.stack([np.cos(angle), np.sin(angle)], axis=1)
-    share = cord.length_share(loop_px)
+    cord = _cord_at_half_px_per_mm()
+    share = cord.length_share(_circle_px(circumference_mm))
     assert share == pytest.approx(circumference_mm / 2000.0, rel=1e-3)
     warnings = _loop_length_warning(share, cord.length_mm)
     if warned is None:
