@@ -422,12 +422,7 @@ def test_a_blurred_napkin_placed_a_quarter_turn_off_keeps_the_face_its_border_sh
 def test_a_loop_fits_the_cord_by_its_length_on_the_table(circumference_mm, fits) -> None:
     """Through a plane at 0.5 px/mm, circles as long as the 2 m cord, or bridged a quarter
     shorter, fit it; half as long or twice as long (a table's edge) do not."""
-    plane = TablePlane(np.diag([0.5, 0.5, 1.0]), 0.0, 0.0, (2000, 2000))
-    cord = _CordOnTable(plane, 2000.0, 6.0)
-    angle = np.linspace(0, 2 * np.pi, 400, endpoint=False)
-    radius_px = 0.5 * circumference_mm / (2 * np.pi)
-    loop_px = 1000 + radius_px * np.stack([np.cos(angle), np.sin(angle)], axis=1)
-    assert cord.length_fits(loop_px) is fits
+    assert _cord_at_half_px_per_mm().length_fits(_circle_px(circumference_mm)) is fits
 
 
 def _circle_px(circumference_mm: float) -> np.ndarray:
