@@ -109,6 +109,7 @@ from vision.plane import (
     place_on_plane,
 )
 from vision.players import five_colours_warning, players_in_play, removed_types
+from vision.seen_faces import seen_as_its_face
 from vision.segmentation import (
     CoasterProbabilities,
     ItemRegion,
@@ -961,19 +962,26 @@ def _coasters_under(
 ) -> list[IdentifiedItem]:
     """Coasters partly under ``items`` (:func:`vision.outline_search.find_coasters_under_items`,
     the arguments of :func:`vision.outline_search.find_coasters_by_outline`), identified in
-    ``view``; searched again near the coasters the last pass found (:data:`UNDER_PASSES`
-    passes in all): one may lie over another, whose art it spoiled while it was not yet an item
-    found (held-out 0023: a yellow triple a third in view under a blue double found so)."""
+    ``view``, each kept only where the segmenter sees its colour's face clear of the items
+    (:func:`vision.seen_faces.seen_as_its_face`); searched again near the coasters the last
+    pass found (:data:`UNDER_PASSES` passes in all): one may lie over another, whose art it
+    spoiled while it was not yet an item found (held-out 0023: a yellow triple a third in view
+    under a blue double found so)."""
     found = list(items)
     near: list[tuple[float, float]] | None = None
     for _ in range(UNDER_PASSES):
         under = find_coasters_under_items(
             image, plane, library, found, bounds, readable, view.px_per_mm, coasters_seen, near
         )
-        placed = [
+        identified = [
             identify(library, view, u.side, u.pose, u.points_local_mm, light_bgr=light_bgr)
             for u in under
             if _in_view(view, u.pose)
+        ]
+        placed = [
+            coaster
+            for coaster in identified
+            if seen_as_its_face(coasters_seen, plane, coaster, coaster.color, found)
         ]
         if not placed:
             break

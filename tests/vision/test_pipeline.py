@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
-from vision_scenes import Placed, render_scene, side, table_homography
+from vision_scenes import Placed, coasters_seen, render_scene, side, table_homography
 
 from api.cli import main
 from games.beer_pretzels.catalogue import load_catalogue
@@ -353,6 +353,37 @@ def test_a_coaster_under_one_found_under_the_items_is_found_in_the_next_pass() -
     # placed on the part of its art that shows (the triple's: a third, along one edge)
     for coaster, truth, within_mm in zip(under, (middle, lower), (1.0, 3.0), strict=True):
         assert np.hypot(*np.subtract(coaster.pose.center_mm, truth.center_mm)) < within_mm
+
+
+@pytest.mark.parametrize("lower_seen_as", ["yellow", "gray"])
+def test_a_coaster_found_under_items_is_kept_where_the_segmenter_sees_its_face(
+    lower_seen_as: str,
+) -> None:
+    """The scene above, with the segmenter's map: the yellow triple under the blue double is
+    kept where the segmenter sees yellow where it shows, and dropped where it sees gray."""
+    catalogue = load_catalogue()
+    library = art_library(catalogue)
+    lower = Placed(side(catalogue, "coaster", "triple"), "yellow", (185.0, 150.0), np.deg2rad(30))
+    middle = Placed(side(catalogue, "coaster", "double"), "blue", (215.0, 120.0), np.deg2rad(100))
+    napkin = Placed(side(catalogue, "napkin"), "red", (280.0, 110.0), np.deg2rad(10))
+    beer = Placed(side(catalogue, "coaster", "beer"), "green", (80.0, 120.0), np.deg2rad(-40))
+    homography = table_homography(1.6, origin_px=(30.0, 30.0))
+    image = render_scene(catalogue, [beer, lower, middle, napkin], homography, (640, 480))
+    plane = TablePlane(homography, 0.0, 0.0, (image.shape[1], image.shape[0]))
+    seen_lower = Placed(lower.side, lower_seen_as, lower.center_mm, lower.angle_rad)
+    # painted in stacking order: each item's face over those under it
+    seen = coasters_seen(
+        homography, [(seen_lower, 0.9), (middle, 0.9), (beer, 0.9)], (640, 480), 0.25
+    )
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    view = rectify(image, plane, around, px_per_mm=1.6)
+    found = [
+        identify(library, view, p.side, ItemPose(p.center_mm, p.angle_rad), np.zeros((0, 2)))
+        for p in (beer, napkin)
+    ]
+    under = _coasters_under(image, plane, library, view, found, around, 0.4, seen)
+    kept = [(middle.side, "blue")] + ([(lower.side, "yellow")] if lower_seen_as == "yellow" else [])
+    assert [(c.side, c.color) for c in under] == kept
 
 
 @pytest.mark.parametrize("face", ["up", "down"])

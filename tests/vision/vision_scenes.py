@@ -10,6 +10,18 @@ import numpy as np
 
 from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
 from vision.art import Side, art_library
+from vision.plane import ItemPose
+from vision.segmentation import CoasterProbabilities
+
+#: The segmenter's coaster classes, in its order.
+COASTER_CLASSES = (
+    "coaster_face_red",
+    "coaster_face_yellow",
+    "coaster_face_green",
+    "coaster_face_blue",
+    "coaster_face_gray",
+    "coaster_back",
+)
 
 
 @dataclass(frozen=True)
@@ -20,6 +32,10 @@ class Placed:
     color: str
     center_mm: tuple[float, float]
     angle_rad: float
+
+    @property
+    def pose(self) -> ItemPose:
+        return ItemPose(self.center_mm, self.angle_rad)
 
 
 def side(catalogue: Catalogue, kind: str, type_name: str | None = None, face: str = "up") -> Side:
@@ -91,3 +107,27 @@ def render_scene(
         )[:, :, None]
         image = image * (1 - alpha) + bgr * alpha
     return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def coasters_seen(
+    homography: np.ndarray,
+    seen: list[tuple[Placed, float]],
+    size_px: tuple[int, int],
+    model_scale: float,
+) -> CoasterProbabilities:
+    """The segmenter's coaster map of a scene of ``size_px`` (width, height; working px), at
+    ``model_scale`` model px per working px: each item of ``seen`` painted over its outline
+    with its probability for the face of its colour, zero elsewhere (the table)."""
+    w, h = (round(v * model_scale) for v in size_px)
+    probabilities = np.zeros((len(COASTER_CLASSES), h, w), np.float32)
+    for item, probability in seen:
+        outline = item.pose.local_to_table(np.asarray(item.side.shape.polygon_mm.exterior.coords))
+        image_px = cv2.perspectiveTransform(outline.reshape(-1, 1, 2), homography).reshape(-1, 2)
+        model_px = (image_px + 0.5) * model_scale - 0.5
+        channel = probabilities[COASTER_CLASSES.index(f"coaster_face_{item.color}")]
+        cv2.fillPoly(channel, [np.round(model_px).astype(np.int32)], probability)
+    return CoasterProbabilities(
+        np.ascontiguousarray(probabilities.transpose(1, 2, 0)),
+        COASTER_CLASSES,
+        (model_scale, model_scale),
+    )
