@@ -8,20 +8,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind
+from games.beer_pretzels.catalogue import Catalogue, Face, ItemKind, load_catalogue
 from vision.art import Side, art_library
 from vision.plane import ItemPose
 from vision.segmentation import CoasterProbabilities
-
-#: The segmenter's coaster classes, in its order.
-COASTER_CLASSES = (
-    "coaster_face_red",
-    "coaster_face_yellow",
-    "coaster_face_green",
-    "coaster_face_blue",
-    "coaster_face_gray",
-    "coaster_back",
-)
+from vision.synthetic.semantic import SemanticClasses
 
 
 @dataclass(frozen=True)
@@ -118,16 +109,16 @@ def coasters_seen(
     """The segmenter's coaster map of a scene of ``size_px`` (width, height; working px), at
     ``model_scale`` model px per working px: each item of ``seen`` painted over its outline
     with its probability for the face of its colour, zero elsewhere (the table)."""
+    names = SemanticClasses.for_catalogue(load_catalogue()).names()
+    classes = tuple(names[k] for k in sorted(names) if names[k].startswith("coaster"))
     w, h = (round(v * model_scale) for v in size_px)
-    probabilities = np.zeros((len(COASTER_CLASSES), h, w), np.float32)
+    probabilities = np.zeros((len(classes), h, w), np.float32)
     for item, probability in seen:
         outline = item.pose.local_to_table(np.asarray(item.side.shape.polygon_mm.exterior.coords))
         image_px = cv2.perspectiveTransform(outline.reshape(-1, 1, 2), homography).reshape(-1, 2)
         model_px = (image_px + 0.5) * model_scale - 0.5
-        channel = probabilities[COASTER_CLASSES.index(f"coaster_face_{item.color}")]
+        channel = probabilities[classes.index(f"coaster_face_{item.color}")]
         cv2.fillPoly(channel, [np.round(model_px).astype(np.int32)], probability)
     return CoasterProbabilities(
-        np.ascontiguousarray(probabilities.transpose(1, 2, 0)),
-        COASTER_CLASSES,
-        (model_scale, model_scale),
+        np.ascontiguousarray(probabilities.transpose(1, 2, 0)), classes, (model_scale, model_scale)
     )
