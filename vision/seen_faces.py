@@ -24,14 +24,17 @@ from vision.segmentation import CoasterProbabilities
 
 #: A coaster found under items is kept only if the segmenter gives its colour's face a mean
 #: probability of at least this over the part of its outline clear of the items above. On
-#: validation photos 150-229 of set seed 2_000_000 (124 coasters so found and kept, matched to
-#: the truth at `4dadde0`), the right ones measure 0.17 or more (5th percentile 0.34), while 7 of
-#: the 13 extra coasters measure 0.01-0.03: the segmenter sees another coaster's face there or
-#: the table.
+#: validation photos 150-229 of set seed 2_000_000 (the coasters so found and kept at `4dadde0`,
+#: matched to the truth), the 150 right ones measure 0.17 or more (5th percentile 0.37), while 8
+#: of the 18 extra coasters measure 0.01-0.06: the segmenter sees another coaster's face there
+#: or the table.
 MIN_UNDER_FACE_SEEN = 0.1
 #: Scale (px per table mm) of the rectified probabilities the check averages; the segmenter's
 #: own resolution is coarser than this at every photo scale we read.
 _SEEN_PX_PER_MM = 2.0
+#: The rectified square reaches this far (mm) beyond the coaster's extent, enough to hold its
+#: outline grown by the cover margin.
+_REACH_MARGIN_MM = 2.0
 
 
 def face_seen_clear_of(
@@ -49,7 +52,7 @@ def face_seen_clear_of(
     if name not in seen.class_names:
         return None
     centre = np.asarray(coaster.pose.center_mm, float)
-    reach = coaster.side.shape.half_extent_mm + 2.0
+    reach = coaster.side.shape.half_extent_mm + _REACH_MARGIN_MM
     channel = seen.probabilities[:, :, seen.class_names.index(name)]
     bounds = np.array([*(centre - reach), *(centre + reach)])
     face, photo = (
@@ -74,5 +77,5 @@ def seen_as_its_face(
     or there is no segmenter, or nothing of it to judge."""
     if seen is None:
         return True
-    share = face_seen_clear_of(seen, plane, coaster, color, above)
-    return share is None or share >= MIN_UNDER_FACE_SEEN
+    probability = face_seen_clear_of(seen, plane, coaster, color, above)
+    return probability is None or probability >= MIN_UNDER_FACE_SEEN
