@@ -54,15 +54,15 @@ def face_seen_clear_of(
     centre = np.asarray(coaster.pose.center_mm, float)
     reach = coaster.side.shape.half_extent_mm + _REACH_MARGIN_MM
     channel = seen.probabilities[:, :, seen.class_names.index(name)]
+    # the face's probability and, beside it, ones: what comes out 0 there lies beyond the photo
+    stacked = np.dstack([channel, np.ones_like(channel)])
     bounds = np.array([*(centre - reach), *(centre + reach)])
-    face, photo = (
-        rectify(image, plane, bounds, px_per_mm=_SEEN_PX_PER_MM, image_scale=seen.scale)
-        for image in (np.ascontiguousarray(channel), np.ones_like(channel))
-    )
-    clear = covered_mask(face, [coaster]) & ~covered_mask(face, above) & (photo.image_bgr > 0.5)
+    view = rectify(stacked, plane, bounds, px_per_mm=_SEEN_PX_PER_MM, image_scale=seen.scale)
+    face, in_photo = view.image_bgr[:, :, 0], view.image_bgr[:, :, 1] > 0.5
+    clear = covered_mask(view, [coaster]) & ~covered_mask(view, above) & in_photo
     if not clear.any():
         return None
-    return float(face.image_bgr[clear].mean())
+    return float(face[clear].mean())
 
 
 def seen_as_its_face(
