@@ -269,6 +269,30 @@ def test_a_stick_of_the_pretzels_brown_reaching_into_an_icon_covers_it(catalogue
     assert reached > 20.0  # mm^2: well into the icon (the stick covers about 60 there)
 
 
+@pytest.mark.parametrize(("gap_mm", "covers"), [(1.0, False), (-1.5, True)])
+def test_a_blurred_crumb_covers_an_icon_only_where_it_lies_over_it(
+    catalogue, triple, gap_mm, covers
+) -> None:
+    """A dark crumb 8 mm across beside icon p2, ``gap_mm`` clear of its outline (negative:
+    lying that far over it), photographed out of focus (sigma 1.5 mm, as a photo at about
+    0.6 px/mm shows the table): its disagreement with the art spreads beyond its edge, past a
+    1 mm gap, but the outline found runs where it hides half the art. Outlined where it
+    disagrees, the crumb 1 mm clear took a 65 mm^2 cover over p2."""
+    pose = ItemPose(triple.center_mm, triple.angle_rad)
+    icon_local = np.asarray(catalogue.coaster_type("triple").icon("p2").outline_mm.exterior.coords)
+    rightmost = icon_local[np.argmax(icon_local[:, 0])]
+    radius_mm = 4.0
+    centre_mm = pose.local_to_table(np.array([[rightmost[0] + gap_mm + radius_mm, rightmost[1]]]))[
+        0
+    ]
+    image = _photo(catalogue, [triple])
+    centre_px = tuple(int(v) for v in np.round(centre_mm * PPM))
+    cv2.circle(image, centre_px, round(radius_mm * PPM), (40, 60, 95), -1)
+    view = CanvasView(cv2.GaussianBlur(image, (0, 0), 1.5 * PPM), (0.0, 0.0), PPM)
+    found = find_icon_covers(view, catalogue, [_identified(catalogue, view, triple)], [0])
+    assert ("p2" in {i for c in found for i in c.icon_ids}) is covers
+
+
 def test_a_covers_outline_runs_around_its_pixels_not_through_their_centres() -> None:
     """A blob of 3 x 2 pixels is outlined as the 3 x 2 px rectangle its pixels cover: one that
     reaches a pixel of an icon then overlaps the icon's outline."""
