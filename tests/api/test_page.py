@@ -57,7 +57,7 @@ def test_page_plays_a_round_from_a_photo(server: Server, phone, devset: Path) ->
     truth = json.loads(photo.with_suffix(".json").read_text())["scores"]
     phone.goto(server.base_url + "/")
     rows = phone.locator("#player-list li")
-    assert rows.count() == 3
+    playwright_api.expect(rows).to_have_count(3, timeout=60_000)  # the script fills the list
     for i, (name, color) in enumerate(PLAYERS):
         rows.nth(i).locator("input").fill(name)
         rows.nth(i).locator("select").select_option(color)
@@ -81,7 +81,7 @@ def test_page_plays_a_round_from_a_photo(server: Server, phone, devset: Path) ->
     # The scoreboard is kept by the server: a reload of the game's URL shows it again.
     phone.reload()
     phone.wait_for_selector("#scoreboard tr[data-color=gray]")
-    assert phone.locator("#round-list li").count() == 1
+    playwright_api.expect(phone.locator("#round-list li")).to_have_count(1, timeout=60_000)
 
 
 def test_page_shows_the_problem_of_a_bad_photo(server: Server, phone, tmp_path: Path) -> None:
