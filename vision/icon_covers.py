@@ -167,6 +167,8 @@ def _covers_of(
         if strong[blob] < min_pixels:
             continue
         pixels = labels == blob
+        if not any((pixels & mask).any() for mask in icons.values()):
+            continue  # nor can any part of it reach an icon
         core = pixels & (mismatch > 0)
         if _light_only(observed[core], predicted[core]):
             continue

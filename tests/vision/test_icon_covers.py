@@ -282,9 +282,8 @@ def test_a_blurred_crumb_covers_an_icon_only_where_it_lies_over_it(
     icon_local = np.asarray(catalogue.coaster_type("triple").icon("p2").outline_mm.exterior.coords)
     rightmost = icon_local[np.argmax(icon_local[:, 0])]
     radius_mm = 4.0
-    centre_mm = pose.local_to_table(np.array([[rightmost[0] + gap_mm + radius_mm, rightmost[1]]]))[
-        0
-    ]
+    beside = np.array([[rightmost[0] + gap_mm + radius_mm, rightmost[1]]])  # coaster mm
+    centre_mm = pose.local_to_table(beside)[0]
     image = _photo(catalogue, [triple])
     centre_px = tuple(int(v) for v in np.round(centre_mm * PPM))
     cv2.circle(image, centre_px, round(radius_mm * PPM), (40, 60, 95), -1)
