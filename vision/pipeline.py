@@ -31,9 +31,12 @@
    features' surroundings left a near tie (:func:`vision.colour_recheck.recheck_colours`; the
    players' one-of-each and the stacking order follow any colour changed); read again a
    face-up coaster whose colour shows its type already, as a type its colour has not shown
-   (:func:`vision.owned_types.one_coaster_per_type`; the stacking order follows); and
-   check every icon the items found leave visible against the photo: whatever else lies over
-   it becomes a foreign object (:func:`vision.icon_covers.find_icon_covers`);
+   (:func:`vision.owned_types.one_coaster_per_type`; the stacking order follows); settle
+   each face-up coaster where its whole art explains the photo best, clear of the items above
+   it (:func:`vision.settle.settle_on_art`: a pose from a few features of one corner can be a
+   few px or degrees off); and check every icon the items found leave visible against the
+   photo: whatever else lies over it becomes a foreign object
+   (:func:`vision.icon_covers.find_icon_covers`);
 7. find the boundary string (:func:`vision.boundary.find_boundary`; when no colour closes a
    loop, :func:`vision.boundary.find_boundary_where_seen` where the segmenter sees string) and
    map it to the table;
@@ -117,6 +120,7 @@ from vision.segmentation import (
     segmenter,
     segmenter_enabled,
 )
+from vision.settle import settle_on_art
 
 #: Items measured up to this much farther (mm) from the cord than the rule's touch gap are
 #: taken to touch it. The traced cord's edge beside an item is unbiased but noisy: on 48
@@ -352,6 +356,7 @@ def _score_on_plane(
     if _changed(retyped, items):
         items = retyped
         stacking = stacking_order(view, items)
+    items = settle_on_art(library, view, items, stacking.z)
     item_mask = _item_mask(items, fit.plane, (w, h))
     cord = _CordOnTable(fit.plane, catalogue.string.length_mm, catalogue.string.thickness_mm)
     string_seen = None if segmentation is None else segmentation.probability("string")
