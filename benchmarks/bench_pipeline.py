@@ -69,6 +69,7 @@ STAGES = (
     "stacking_order",
     "recheck_colours",
     "one_coaster_per_type",
+    "settle_on_art",
     "find_boundary",
     "find_icon_covers",
 )
