@@ -53,9 +53,10 @@ def test_a_coaster_placed_a_little_off_is_settled_on_its_art(catalogue) -> None:
     assert np.hypot(*np.subtract(pose.center_mm, COASTER_MM)) < 0.5
     assert abs(np.rad2deg(pose.angle_rad - COASTER_TURN)) < 1.6
     # the rendering follows the pose: the art's box moved with it
-    assert settled[0].rendering.box == render(
-        art_library(catalogue), view, coaster.side, "red", pose
-    ).box
+    assert (
+        settled[0].rendering.box
+        == render(art_library(catalogue), view, coaster.side, "red", pose).box
+    )
     assert settled[0].color == "red" and settled[0].side is coaster.side
     assert settled[1] is items[1]  # a napkin keeps its pose
 
