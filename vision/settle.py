@@ -22,8 +22,6 @@ Frames: canvas px of the rectified view (:class:`vision.detect.CanvasView`), pos
 
 from __future__ import annotations
 
-import numpy as np
-
 from games.beer_pretzels.catalogue import Face, ItemKind
 from vision.art import ArtLibrary
 from vision.art_fit import art_correlation, ink_arts, refine_pose
@@ -39,12 +37,11 @@ def settle_on_art(
     explains ``view`` best, judged clear of the items above it (stacking ranks ``z``); the
     others, and coasters whose art shows too little to be judged, as they are."""
     settled = list(items)
-    height, width = view.image_bgr.shape[:2]
     for k, item in enumerate(items):
         if item.side.kind is not ItemKind.COASTER or item.side.face is not Face.UP:
             continue
         above = [other for j, other in enumerate(items) if j != k and z[j] > z[k]]
-        covered = covered_mask(view, above) if above else np.zeros((height, width), bool)
+        covered = covered_mask(view, above)
         arts = ink_arts(library, item.side, view.px_per_mm)
         if art_correlation(view, arts, item.pose, covered) <= -1.0:
             continue  # too little of it shows: any pose would do
