@@ -25,6 +25,15 @@ whose type no art explained well), and a dropped item changes what else is found
 traced around the items, the plane chosen among two by the items it places): 2 photos gained,
 3 lost.
 
+With five players the rules take a coaster type out of the box before the round
+(:data:`games.beer_pretzels.scoring.FIVE_PLAYER_REMOVED_TYPES`), so a face-up coaster read as
+such a type in a five-player round is a misread too, and as read it links nothing and covers
+nothing (held-out-reference 0197: a blue triple coaster at the bottom of a stack read as the
+gray soft one broke the chain of three coasters to the string; on those 300 photos 9 coasters
+in 8 photos were read so, and none lies there). :func:`coasters_in_play` reads each such
+coaster again as the type in play, of any colour, whose art explains its uncovered pixels best,
+the same way, and keeps the reading on the same terms.
+
 Frames: canvas px of the final rectified view (:class:`vision.detect.CanvasView`), table mm.
 """
 
@@ -32,6 +41,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,19 +100,49 @@ def one_coaster_per_type(
                     best.correlation,
                     own[i],
                 )
-                points = best.pose.table_to_local(
-                    coaster.pose.local_to_table(coaster.points_local_mm)
+                out[k] = _read_as(
+                    library, view, coaster, best, frozenset({coaster.color}), light_bgr
                 )
-                out[k] = identify(
-                    library,
-                    view,
-                    best.side,
-                    best.pose,
-                    points,
-                    frozenset({coaster.color}),
-                    keep_side=True,
-                    light_bgr=light_bgr,
-                )
+    return out
+
+
+def coasters_in_play(
+    library: ArtLibrary,
+    view: CanvasView,
+    items: list[IdentifiedItem],
+    z: list[int],
+    removed_types: Collection[str],
+    light_bgr: np.ndarray | None = None,
+) -> list[IdentifiedItem]:
+    """``items`` (stacking ranks ``z``) with every face-up coaster of a type out of the round
+    (``removed_types``: :func:`vision.players.removed_types`) read again as the face-up type in
+    play, of either shape, whose art explains its pixels clear of the items above best, where
+    one explains them as well as a hidden coaster needs to be found
+    (:data:`vision.hidden.MIN_CORRELATION`); its colour is then told again among all colours
+    (module docstring). Items keep their order."""
+    if not removed_types:
+        return items
+    in_play = [
+        side
+        for side in library.sides
+        if side.kind is ItemKind.COASTER
+        and side.face is Face.UP
+        and side.type_name not in removed_types
+    ]
+    out = list(items)
+    for k, coaster in enumerate(items):
+        if not (_is_face_up_coaster(coaster) and coaster.side.type_name in removed_types):
+            continue
+        best = _best_reading(view, library, coaster, in_play, _items_above(items, z, k, [k]))
+        if best is not None and best.correlation >= MIN_CORRELATION:
+            log.debug(
+                "%s %s out of play read again as %s (%.2f)",
+                coaster.color,
+                coaster.side,
+                best.side,
+                best.correlation,
+            )
+            out[k] = _read_as(library, view, coaster, best, None, light_bgr)
     return out
 
 
@@ -152,6 +192,29 @@ def _free_sides(library: ArtLibrary, items: list[IdentifiedItem], k: int) -> lis
         for side in library.sides
         if side.kind is ItemKind.COASTER and side.face is Face.UP and side.type_name not in claimed
     ]
+
+
+def _read_as(
+    library: ArtLibrary,
+    view: CanvasView,
+    coaster: IdentifiedItem,
+    reading: _Reading,
+    allowed_colors: frozenset[str] | None,
+    light_bgr: np.ndarray | None,
+) -> IdentifiedItem:
+    """``coaster`` identified again as ``reading``'s face at its pose, its matched features
+    carried over, its colour told among ``allowed_colors`` (None: all)."""
+    points = reading.pose.table_to_local(coaster.pose.local_to_table(coaster.points_local_mm))
+    return identify(
+        library,
+        view,
+        reading.side,
+        reading.pose,
+        points,
+        allowed_colors,
+        keep_side=True,
+        light_bgr=light_bgr,
+    )
 
 
 def _correlation(

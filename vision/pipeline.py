@@ -30,7 +30,9 @@
    decide again, on all the pixels no item above covers, the colour of coasters that their
    features' surroundings left a near tie (:func:`vision.colour_recheck.recheck_colours`; the
    players' one-of-each and the stacking order follow any colour changed); read again a
-   face-up coaster whose colour shows its type already, as a type its colour has not shown
+   face-up coaster of a type a five-player round takes out, as a type in play
+   (:func:`vision.owned_types.coasters_in_play`; the one-of-each and the stacking order
+   follow), and a face-up coaster whose colour shows its type already, as a type its colour has not shown
    (:func:`vision.owned_types.one_coaster_per_type`; the stacking order follows); settle
    each face-up coaster where its whole art explains the photo best, clear of the items above
    it (:func:`vision.settle.settle_on_art`: a pose from a few features of one corner can be a
@@ -100,7 +102,7 @@ from vision.napkins import (
 )
 from vision.occlusion import item_polygon_table_mm, stacking_order
 from vision.outline_search import bounds_with, find_coasters_by_outline, find_coasters_under_items
-from vision.owned_types import one_coaster_per_type, type_conflicts
+from vision.owned_types import coasters_in_play, one_coaster_per_type, type_conflicts
 from vision.ownership import one_of_each
 from vision.parallax import onto_table
 from vision.plane import (
@@ -352,6 +354,12 @@ def _score_on_plane(
     if _changed(rechecked, items):
         items = one_of_each(library, view, rechecked, light)
         stacking = stacking_order(view, items)
+    in_play = coasters_in_play(
+        library, view, items, stacking.z, _types_out_of_play(items, stacking.z, catalogue), light
+    )
+    if _changed(in_play, items):
+        items = one_of_each(library, view, in_play, light)
+        stacking = stacking_order(view, items)
     retyped = one_coaster_per_type(library, view, items, stacking.z, light)
     if _changed(retyped, items):
         items = retyped
@@ -408,6 +416,15 @@ def _score_on_plane(
         photo=loaded,
         icon_centers_px=_icon_centres(seen, catalogue, fit.plane, loaded.working_to_displayed),
     )
+
+
+def _types_out_of_play(
+    items: list[IdentifiedItem], z: list[int], catalogue: Catalogue
+) -> tuple[str, ...]:
+    """The coaster types the round the face-up ``items`` (stacking ranks ``z``) show takes
+    out (:func:`vision.players.removed_types`)."""
+    placed = placed_items(items, z, catalogue)
+    return removed_types(placed, players_in_play(placed, catalogue))
 
 
 def _changed(new: list[IdentifiedItem], old: list[IdentifiedItem]) -> bool:

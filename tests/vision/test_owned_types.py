@@ -1,6 +1,7 @@
 """Two face-up coasters of one colour read as one type: the better explained one keeps it, the
 other is read again as a type its colour has not shown where one explains it, and is named in
-a warning where none does."""
+a warning where none does. In a five-player round, a face-up coaster read as a type the round
+takes out is read again as a type in play, its colour told again."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from vision_scenes import Placed, render_scene, side, table_homography
 from vision.art import art_library
 from vision.detect import CanvasView
 from vision.identify import IdentifiedItem, render
-from vision.owned_types import one_coaster_per_type, type_conflicts
+from vision.owned_types import coasters_in_play, one_coaster_per_type, type_conflicts
 from vision.plane import ItemPose
 
 PX_PER_MM = 1.6
@@ -72,3 +73,27 @@ def test_coasters_of_one_type_in_two_colours_stay_as_read(catalogue):
     out = one_coaster_per_type(art_library(catalogue), view, items, [0, 1])
     assert all(a is b for a, b in zip(out, items, strict=True))
     assert type_conflicts(out) == []
+
+
+def test_a_coaster_read_as_a_type_out_of_play_is_read_again_as_its_own(catalogue):
+    triple = Placed(side(catalogue, "coaster", "triple"), "blue", (80.0, 90.0), 0.35)
+    beer = Placed(side(catalogue, "coaster", "beer"), "red", (200.0, 90.0), 1.1)
+    view = _view(catalogue, [triple, beer])
+    items = [
+        _read(catalogue, view, "soft", "gray", triple),
+        _read(catalogue, view, "beer", "red", beer),
+    ]
+    out = coasters_in_play(art_library(catalogue), view, items, [0, 1], ("soft",))
+    assert out[1] is items[1]
+    assert (out[0].side, out[0].color) == (triple.side, "blue")
+    assert np.hypot(*np.subtract(out[0].pose.center_mm, triple.center_mm)) < 1.5
+    # with every type in play, the same reading stays as read
+    assert coasters_in_play(art_library(catalogue), view, items, [0, 1], ()) is items
+
+
+def test_a_coaster_out_of_play_no_type_in_play_explains_stays_as_read(catalogue):
+    soft = Placed(side(catalogue, "coaster", "soft"), "gray", (80.0, 90.0), 0.35)
+    view = _view(catalogue, [soft])
+    items = [_read(catalogue, view, "soft", "gray", soft)]
+    out = coasters_in_play(art_library(catalogue), view, items, [0], ("soft",))
+    assert out[0] is items[0]
