@@ -32,12 +32,12 @@
    players' one-of-each and the stacking order follow any colour changed); read again a
    face-up coaster of a type a five-player round takes out, as a type in play
    (:func:`vision.owned_types.coasters_in_play`; the one-of-each and the stacking order
-   follow), and a face-up coaster whose colour shows its type already, as a type its colour has not shown
-   (:func:`vision.owned_types.one_coaster_per_type`; the stacking order follows); settle
-   each face-up coaster where its whole art explains the photo best, clear of the items above
-   it (:func:`vision.settle.settle_on_art`: a pose from a few features of one corner can be a
-   few px or degrees off); and check every icon the items found leave visible against the
-   photo: whatever else lies over it becomes a foreign object
+   follow), and a face-up coaster whose colour shows its type already, as a type its colour
+   has not shown (:func:`vision.owned_types.one_coaster_per_type`; the stacking order
+   follows); settle each face-up coaster where its whole art explains the photo best, clear
+   of the items above it (:func:`vision.settle.settle_on_art`: a pose from a few features of
+   one corner can be a few px or degrees off); and check every icon the items found leave
+   visible against the photo: whatever else lies over it becomes a foreign object
    (:func:`vision.icon_covers.find_icon_covers`);
 7. find the boundary string (:func:`vision.boundary.find_boundary`; when no colour closes a
    loop, :func:`vision.boundary.find_boundary_where_seen` where the segmenter sees string) and
