@@ -66,7 +66,15 @@ from vision.art_fit import (
 from vision.correlation import Correlator
 from vision.detect import CanvasView, rectify, table_footprint_mm
 from vision.errors import NoGameFound
-from vision.hidden import SAME_SHAPE_SHARE, HiddenCoaster, Placement, covered_mask, distinct
+from vision.hidden import (
+    ITEM_OTHER_SHAPE_SHARE,
+    OTHER_SHAPE_SHARE,
+    SAME_SHAPE_SHARE,
+    HiddenCoaster,
+    Placement,
+    covered_mask,
+    distinct,
+)
 from vision.plane import ItemPose, TablePlane
 from vision.segmentation import CoasterProbabilities
 
@@ -239,13 +247,14 @@ def _confirm_all(
     px_per_mm: float,
     min_art_share: float = 0.0,
     item_share: float = SAME_SHAPE_SHARE,
+    item_other_share: float = OTHER_SHAPE_SHARE,
 ) -> list[HiddenCoaster]:
     """The coasters at ``peaks`` the art of one of ``sides`` confirms (:func:`_confirm`) showing
     at least ``min_art_share`` of their art clear of the items ``found``; best-correlated first,
-    none placed where an item found (within ``item_share`` of the larger's extent, same shape:
-    :func:`vision.hidden.distinct`) or a better one lies. The art of a place the segmenter is sure
-    of (``off_mm`` > 0, a score of :data:`SURE_SEEN_SCORE` or more) need only correlate
-    :data:`SURE_SEEN_MIN_CORRELATION`."""
+    none placed where an item found (within ``item_share`` of the larger's extent, same shape,
+    ``item_other_share`` other shape: :func:`vision.hidden.distinct`) or a better one lies.
+    The art of a place the segmenter is sure of (``off_mm`` > 0, a score of
+    :data:`SURE_SEEN_SCORE` or more) need only correlate :data:`SURE_SEEN_MIN_CORRELATION`."""
     confirmed = []
     for peak in peaks:
         sure = peak.off_mm > 0 and peak.score >= SURE_SEEN_SCORE
@@ -255,7 +264,7 @@ def _confirm_all(
         )
         if candidate is not None and candidate.visible_share >= min_art_share:
             confirmed.append(candidate)
-    return distinct(confirmed, found, item_share)
+    return distinct(confirmed, found, item_share, item_other_share)
 
 
 def _confirm(
@@ -482,6 +491,7 @@ def find_coasters_under_items(
         px_per_mm,
         MIN_UNDER_ART_SHARE,
         UNDER_ITEM_SHARE,
+        ITEM_OTHER_SHAPE_SHARE,
     )
 
 

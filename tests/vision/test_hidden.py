@@ -12,9 +12,11 @@ from vision.art import Side, art_library
 from vision.art_fit import ink_arts
 from vision.detect import CanvasView
 from vision.hidden import (
+    ITEM_OTHER_SHAPE_SHARE,
     HiddenCoaster,
     _verify,
     covered_mask,
+    distinct,
     find_hidden_coasters,
     one_reading_per_feature,
 )
@@ -119,3 +121,33 @@ def test_a_print_read_twice_keeps_its_better_reading_only(catalogue) -> None:
     )
 
     assert kept == [better_beer, elsewhere]
+
+
+def test_a_square_coaster_whose_corners_show_round_a_disc_on_it_is_found(catalogue) -> None:
+    """Held-out-reference 0047: a triple under a double 9.4 mm from its centre shows its four
+    corners; its print there is its own, not the double's seen again."""
+    ppm = 1.6
+    triple = Placed(side(catalogue, "coaster", "triple"), "red", (100.0, 90.0), np.deg2rad(20.0))
+    double = Placed(side(catalogue, "coaster", "double"), "green", (106.0, 97.0), 0.4)
+    image = render_scene(catalogue, [triple, double], table_homography(ppm), (480, 460))
+    view = CanvasView(image, (-40.0 / ppm, -40.0 / ppm), ppm)
+    library = art_library(catalogue)
+    on_top = identify(
+        library, view, double.side, ItemPose(double.center_mm, double.angle_rad), np.zeros((0, 2))
+    )
+    found = find_hidden_coasters(view, library, [on_top])
+    assert [c.side.shape for c in found] == [triple.side.shape]
+    assert np.hypot(*np.subtract(found[0].pose.center_mm, triple.center_mm)) < 1.5
+
+
+def test_an_item_of_the_other_shape_hides_a_candidate_near_its_centre_unless_told_not_to(
+    catalogue,
+) -> None:
+    triple, double = side(catalogue, "coaster", "triple"), side(catalogue, "coaster", "double")
+    corners = HiddenCoaster(triple, ItemPose((9.0, 0.0), 0.0), np.zeros((0, 2)), 0.8, 0.2)
+    disc = _Placement(double, ItemPose((0.0, 0.0), 0.0))
+    assert distinct([corners], [disc]) == []
+    assert distinct([corners], [disc], item_other_share=ITEM_OTHER_SHAPE_SHARE) == [corners]
+    # an item of the same shape still hides it
+    square = _Placement(triple, ItemPose((0.0, 0.0), 0.0))
+    assert distinct([corners], [square], item_other_share=ITEM_OTHER_SHAPE_SHARE) == []
