@@ -31,7 +31,7 @@ anywhere on the readable table where it sees a coaster that no outline peak hold
 (:func:`likely_coaster_peaks`): motion blur or a soft focus can leave an outline too faint to
 peak, or a coaster lies farther than :data:`SEARCH_REACH_MM` from the items found, while its
 art still shows. Such a place may lie a few mm off, so step 2 first moves it on a small grid to
-where the art fits best (:func:`_best_offset`); the art then confirms it like any peak.
+where the art fits best (:func:`_best_offsets`); the art then confirms it like any peak.
 
 The same two steps find coasters partly *under* the items found, after the feature passes
 (:func:`find_coasters_under_items`): the outline is correlated over its clear part alone
@@ -45,6 +45,7 @@ Frames: *canvas px* (a rectified view's pixels), *table mm*, *side-local mm* (se
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -118,6 +119,8 @@ _MAX_PARTIAL_PEAKS = 36
 _SQUARE_STEP_DEG = 5.0
 #: Angle steps of the coarse art comparison (deg).
 _COARSE_STEP_DEG = 5.0
+#: Fewest clear pixels (at half the view's scale) the coarse comparison judges a place on.
+_MIN_COARSE_PX = 30
 #: Table beyond a peak's coaster (and its shifts) rectified to confirm it (mm).
 _LOCAL_MARGIN_MM = 3.0
 #: Sides whose coarse correlation is within this of the best are refined...
@@ -179,15 +182,26 @@ _BLOB_RING_MM = 15.0
 #: such a place, mm)...
 LIKELY_OFF_MM = 3.0
 _OFF_GRID_MM = 3.0
+#: ...and where the art fits best on the grid's edge, the grid is laid again around that place,
+#: up to this many times the peak's ``off_mm`` from it: a disc slid under the items found scores
+#: alike wherever its colour stays inside, so the coaster's centre can lie beyond
+#: :data:`PARTIAL_OFF_MM` (held-out-reference 0049: a blue ``three`` under a red one, 14 mm
+#: from the segmenter's place).
+OFF_WALK_SHARE = 2.0
+#: The art is placed at the best few places of the first grid, this far apart at least (mm):
+#: the coarse look, at half scale and up to half a grid step off, can rank a place where little
+#: of the coaster is clear above its own.
+_OFF_CANDIDATES = 3
+_OFF_APART_MM = 6.0
 #: ...unless a peak of the same shape lies within this (mm)...
 _SAME_PLACE_MM = 10.0
 #: A coaster partly under the items found, where the segmenter sees it
 #: (:func:`likely_partial_peaks`): its colour over at least this share of the disc's area,
 #: other clear pixels over at most this share, and the peaks ranked by the colour's share less
-#: this many times the stray share; each peak is this far off at most (mm). Stray pixels are
-#: often an item the features missed beside or over the coaster (held-out 0193: 0.14 of the
-#: disc around a gray coaster under a blue one found, beside a red one missed); the art
-#: decides.
+#: this many times the stray share; each peak is this far off (mm; the art may be placed
+#: farther: :data:`OFF_WALK_SHARE`). Stray pixels are often an item the features missed beside
+#: or over the coaster (held-out 0193: 0.14 of the disc around a gray coaster under a blue one
+#: found, beside a red one missed); the art decides.
 MIN_SEEN_SHARE = 0.15
 MAX_STRAY_SHARE = 0.2
 _STRAY_WEIGHT = 2.0
@@ -254,16 +268,28 @@ def _confirm_all(
     none placed where an item found (within ``item_share`` of the larger's extent, same shape,
     ``item_other_share`` other shape: :func:`vision.hidden.distinct`) or a better one lies.
     The art of a place the segmenter is sure of (``off_mm`` > 0, a score of
-    :data:`SURE_SEEN_SCORE` or more) need only correlate :data:`SURE_SEEN_MIN_CORRELATION`."""
-    confirmed = []
+    :data:`SURE_SEEN_SCORE` or more) need only correlate :data:`SURE_SEEN_MIN_CORRELATION`.
+    A place the segmenter sees is one coaster: its peaks of either shape (at one centre) keep
+    their best-correlated coaster only (held-out-reference 0091: a yellow ``three`` under
+    others confirmed at 0.88 from the square's peak, and a double at 0.67, 20 mm off, from the
+    disc's)."""
+    confirmed: list[HiddenCoaster] = []
+    seen_at: dict[tuple[float, float], HiddenCoaster] = {}
     for peak in peaks:
         sure = peak.off_mm > 0 and peak.score >= SURE_SEEN_SCORE
         min_correlation = SURE_SEEN_MIN_CORRELATION if sure else MIN_CORRELATION
         candidate = _confirm(
             image_bgr, plane, library, sides, peak, found, px_per_mm, min_correlation
         )
-        if candidate is not None and candidate.visible_share >= min_art_share:
-            confirmed.append(candidate)
+        if candidate is None or candidate.visible_share < min_art_share:
+            continue
+        if peak.off_mm > 0:
+            other = seen_at.get(peak.center_mm)
+            if other is not None and other.correlation >= candidate.correlation:
+                continue
+            confirmed = [c for c in confirmed if c is not other]
+            seen_at[peak.center_mm] = candidate
+        confirmed.append(candidate)
     return distinct(confirmed, found, item_share, item_other_share)
 
 
@@ -281,7 +307,7 @@ def _confirm(
     ``px_per_mm``, clear of the items ``found``, with a correlation of ``min_correlation`` or
     more (:func:`_best_placement`), and the colour steps across its outline
     (:func:`_outline_steps`, near it and a little farther). A peak ``off_mm`` from the centre is
-    first moved where the art of its shape explains most (:func:`_best_offset`).
+    first moved where the art of its shape explains most (:func:`_best_offsets`).
 
     The sides of every shape are compared, not only the peak's (those of the other shape to
     :data:`OTHER_SHAPE_MIN_CORRELATION`), each shape's best placement confirmed on its own (art,
@@ -293,7 +319,7 @@ def _confirm(
     correlated on a faint print, cannot hide a placement whose outline steps. The view keeps
     the peak's shape's extent: the ink is compared as before for the peak's own shape."""
     reach = peak.shape.half_extent_mm + MAX_SHIFT_MM + _LOCAL_MARGIN_MM + _WIDE_STEP_REACH_MM
-    reach += peak.off_mm
+    reach += _off_reach_mm(peak)
     centre = np.asarray(peak.center_mm)
     local = rectify(
         image_bgr, plane, np.array([*(centre - reach), *(centre + reach)]), px_per_mm=px_per_mm
@@ -302,14 +328,15 @@ def _confirm(
     by_shape: dict[Shape, list[Side]] = {}
     for side in sides:
         by_shape.setdefault(side.shape, []).append(side)
+    places = [peak]
     if peak.off_mm > 0:
-        peak = _best_offset(local, library, by_shape.get(peak.shape, []), peak, covered)
+        places = _best_offsets(local, library, by_shape.get(peak.shape, []), peak, covered)
     h, w = image_bgr.shape[:2]
     reaches_mm = (_STEP_REACH_MM, _WIDE_STEP_REACH_MM)
     confirmed = []
-    for shape, shape_sides in by_shape.items():
+    for place, (shape, shape_sides) in itertools.product(places, by_shape.items()):
         least = min_correlation if shape == peak.shape else OTHER_SHAPE_MIN_CORRELATION
-        candidate = _best_placement(local, library, shape_sides, peak, covered, least)
+        candidate = _best_placement(local, library, shape_sides, place, covered, least)
         if candidate is None:
             continue
         if (
@@ -323,26 +350,84 @@ def _confirm(
     return max(confirmed, key=lambda c: c.correlation, default=None)
 
 
-def _best_offset(
+def _best_offsets(
     view: CanvasView,
     library: ArtLibrary,
     sides: list[Side],
     peak: OutlinePeak,
     covered: np.ndarray,
-) -> OutlinePeak:
+) -> list[OutlinePeak]:
     """``peak`` moved, on a grid every :data:`_OFF_GRID_MM` within its ``off_mm``, to where one
     of ``sides`` at a coarse turn explains the view's ink best (:func:`_coarse_scores`), and
-    turned as that side is there (the outline's turn is a guess where the outline is faint)."""
+    turned as that side is there (the outline's turn is a guess where the outline is faint):
+    the best :data:`_OFF_CANDIDATES` such places at least :data:`_OFF_APART_MM` apart, best
+    first. Where the best lies on the grid's edge the coaster may lie beyond it: the grid is
+    laid again around it while that finds a better place on its edge, up to
+    :data:`OFF_WALK_SHARE` times ``off_mm`` from the peak in all (the view must reach that
+    far: :func:`_off_reach_mm`), and the best place so found is one more."""
     steps = np.arange(-peak.off_mm, peak.off_mm + 1e-6, _OFF_GRID_MM)
-    x, y = peak.center_mm
-    centres = [(x + float(dx), y + float(dy)) for dx in steps for dy in steps]
-    best = (-np.inf, 0, 0.0)
+    offsets = np.array([(dx, dy) for dx in steps for dy in steps])
+    origin = np.asarray(peak.center_mm, float)
+    grid = list(origin + offsets)
+    scored = _coarse_best(view, library, sides, grid, covered)
+    places: list[tuple[np.ndarray, float, float]] = []  # (centre, score, turn rad)
+    for centre, score, turn in sorted(scored, key=lambda s: -s[1]):
+        if all(np.hypot(*(centre - c)) >= _OFF_APART_MM for c, _, _ in places):
+            places.append((centre, score, turn))
+        if len(places) == _OFF_CANDIDATES:
+            break
+    best = places[0]
+    while _on_edge(best[0], grid, _OFF_GRID_MM):
+        reach = _off_reach_mm(peak) + 1e-6
+        grid = [c for c in best[0] + offsets if np.hypot(*(c - origin)) <= reach]
+        found = max(_coarse_best(view, library, sides, grid, covered), key=lambda s: s[1])
+        if found[1] <= best[1]:
+            break
+        best = found
+    if all(np.hypot(*(best[0] - c)) >= _OFF_APART_MM for c, _, _ in places):
+        places.append(best)
+    return [
+        OutlinePeak(peak.shape, (float(c[0]), float(c[1])), turn, peak.score)
+        for c, _, turn in places
+    ]
+
+
+def _coarse_best(
+    view: CanvasView,
+    library: ArtLibrary,
+    sides: list[Side],
+    centres_mm: list[np.ndarray],
+    covered: np.ndarray,
+) -> list[tuple[np.ndarray, float, float]]:
+    """Per centre of ``centres_mm`` (table mm): the best coarse correlation of ``sides`` there
+    over their turns (:func:`_coarse_scores`) and the turn (rad) that gives it."""
+    centres = [(float(x), float(y)) for x, y in centres_mm]
+    best = np.full(len(centres), -np.inf)
+    turns = np.zeros(len(centres))
+    rows = np.arange(len(centres))
     for _, angles, scores in _coarse_scores(view, library, sides, centres, covered):
-        k, a = np.unravel_index(int(np.argmax(scores)), scores.shape)
-        if scores[k, a] > best[0]:
-            best = (float(scores[k, a]), int(k), float(np.deg2rad(angles[a])))
-    _, k, angle = best
-    return OutlinePeak(peak.shape, centres[k], angle, peak.score)
+        a = scores.argmax(axis=1)
+        better = scores[rows, a] > best
+        best = np.where(better, scores[rows, a], best)
+        turns = np.where(better, np.deg2rad(angles[a]), turns)
+    return [
+        (np.asarray(c), float(b), float(t)) for c, b, t in zip(centres, best, turns, strict=True)
+    ]
+
+
+def _off_reach_mm(peak: OutlinePeak) -> float:
+    """How far from ``peak``'s centre :func:`_best_offsets` may move it (mm)."""
+    return OFF_WALK_SHARE * peak.off_mm
+
+
+def _on_edge(centre: np.ndarray, grid: list[np.ndarray], step_mm: float) -> bool:
+    """Whether ``centre`` lacks a neighbour of the ``grid`` (table mm, ``step_mm`` apart) on one
+    of its four sides."""
+    points = np.asarray(grid)
+    for move in ((step_mm, 0.0), (-step_mm, 0.0), (0.0, step_mm), (0.0, -step_mm)):
+        if not np.any(np.hypot(*(points - (centre + move)).T) < 1e-3):
+            return True
+    return False
 
 
 def _logo_correlation(
@@ -622,8 +707,9 @@ def likely_partial_peaks(
     its area; the covered pixels count neither way); the local maxima (within half its size)
     of the colour's share less :data:`_STRAY_WEIGHT` times the stray share, unless a peak of
     the same shape lies within :data:`_SAME_PLACE_MM`. A disc slid under the items found
-    scores alike anywhere its colour stays inside, so each is :data:`PARTIAL_OFF_MM` off at
-    most; best first, at most :data:`_MAX_LIKELY_PEAKS`.
+    scores alike anywhere its colour stays inside, so each is :data:`PARTIAL_OFF_MM` off (the
+    art is looked for that far around it, and farther where it fits best on that grid's edge:
+    :func:`_best_offsets`); best first, at most :data:`_MAX_LIKELY_PEAKS`.
     """
     q = view.px_per_mm
     clear = (~covered).astype(np.float32)
@@ -882,7 +968,7 @@ def _coarse_scores(
     """Per side: its coarse turns (deg) and (len(centres_mm), turns) correlations, -1 where
     too little shows: the view's ink at half scale against the side's art ink turned every
     :data:`_COARSE_STEP_DEG` (:meth:`vision.art.ArtLibrary.turned_ink`) at each centre (table
-    mm), over the disc inscribed in the shape clear of ``covered`` at every centre (for a
+    mm), over the disc inscribed in the shape clear of ``covered`` at that centre (for a
     blurred variant, :data:`~vision.art_fit.RIM_MARGIN_SIGMAS` of its blur in from the rim)."""
     p = view.px_per_mm / 2
     ink = cv2.resize(view.ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
@@ -894,30 +980,41 @@ def _coarse_scores(
     for side in sides:
         turned = library.turned_ink(side, p, _COARSE_STEP_DEG, BLURS_MM)
         n = turned.stack.shape[-1]
-        patches = np.stack([cv2.getRectSubPix(ink, (n, n), c) for c in at])
-        seen = np.all([cv2.getRectSubPix(clear, (n, n), c) > 0.99 for c in at], axis=0)
+        patches = np.stack([cv2.getRectSubPix(ink, (n, n), c) for c in at]).reshape(len(at), -1)
+        seen = np.stack([cv2.getRectSubPix(clear, (n, n), c) > 0.99 for c in at])
+        seen = seen.reshape(len(at), -1)
         yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
-        radius = np.hypot(xx, yy)
+        radius = np.hypot(xx, yy).ravel()
         # the variants of each reference colour, in BLURS_MM's order
         blurs = np.array(BLURS_MM * (turned.stack.shape[1] // len(BLURS_MM)))
         score = np.full((len(at), len(turned.angles_deg)), -1.0)
         for blur in BLURS_MM:
-            inner = side.shape.size_mm / 2 - RIM_MARGIN_SIGMAS * blur
-            mask = seen & (radius < inner * p - 1)
-            if mask.sum() < 30:
-                continue
-            observed = patches[:, mask]
-            observed = observed - observed.mean(axis=1, keepdims=True)
-            arts = turned.stack[:, blurs == blur][:, :, mask]
-            arts = arts - arts.mean(axis=2, keepdims=True)
-            flat = arts.reshape(-1, arts.shape[-1])
-            products = (observed @ flat.T).reshape(len(at), *arts.shape[:2])
-            norms = (
-                np.linalg.norm(arts, axis=2)[None] * np.linalg.norm(observed, axis=1)[:, None, None]
-            )
-            score = np.maximum(score, (products / (norms + 1e-9)).max(axis=2))
+            disc = radius < (side.shape.size_mm / 2 - RIM_MARGIN_SIGMAS * blur) * p - 1
+            arts = turned.stack[:, blurs == blur].reshape(-1, n * n)[:, disc]
+            correlation = _masked_correlation(patches[:, disc], seen[:, disc], arts)
+            correlation = correlation.reshape(len(at), len(turned.angles_deg), -1)
+            score = np.maximum(score, correlation.max(axis=2))
         out.append((side, turned.angles_deg, score))
     return out
+
+
+def _masked_correlation(observed: np.ndarray, masks: np.ndarray, arts: np.ndarray) -> np.ndarray:
+    """(C, K) normalised correlation of each of C ``observed`` pixel rows (C, P) with each of K
+    ``arts`` rows (K, P) over that row's own ``masks`` (C, P bool); -1 where a mask holds
+    fewer than :data:`_MIN_COARSE_PX` pixels."""
+    m = masks.astype(np.float32)
+    # constant shifts leave a correlation as it is, and keep the sums' float32 precision
+    o = observed - observed.mean()
+    a = arts - arts.mean(axis=1, keepdims=True)
+    count = np.maximum(m.sum(axis=1), 1.0)[:, None]
+    om = o * m
+    sum_o = om.sum(axis=1)[:, None]
+    var_o = (om * o).sum(axis=1)[:, None] - sum_o**2 / count
+    sum_a = m @ a.T
+    var_a = m @ (a * a).T - sum_a**2 / count
+    covariance = om @ a.T - sum_o * sum_a / count
+    correlation = covariance / np.sqrt(np.maximum(var_o * var_a, 1e-12))
+    return np.where(count >= _MIN_COARSE_PX, correlation, -1.0)
 
 
 def _clear_points(view: CanvasView, side: Side, pose: ItemPose, covered: np.ndarray) -> np.ndarray:

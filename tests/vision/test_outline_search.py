@@ -13,6 +13,7 @@ from vision_scenes import Placed, render_scene, side, table_homography
 from vision import outline_search
 from vision.art import Side, art_library
 from vision.detect import rectify
+from vision.hidden import HiddenCoaster
 from vision.identify import identify
 from vision.outline_search import (
     OutlinePeak,
@@ -355,6 +356,30 @@ def test_a_coaster_partly_under_an_item_the_segmenter_sees_is_compared_with_the_
     assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 2.0
 
 
+@pytest.mark.parametrize("type_name", ["three", "beer"])
+def test_a_coaster_under_an_item_farther_from_the_segmenters_place_than_its_grid_is_found(
+    catalogue, monkeypatch, type_name
+):
+    """The segmenter's disc slid under the items found scores alike wherever its colour stays
+    inside, so the coaster's centre can lie past the grid the art is first compared on (14 mm
+    off here, the grid reaching 9 mm): where the art fits best on the grid's edge, the grid
+    is laid again around that place, and the coaster found."""
+    image, plane, hidden, found = _under_scene(catalogue, type_name, 25.0)
+    library = art_library(catalogue)
+    around = np.array([40.0, 40.0, 320.0, 200.0])
+    place = (hidden.center_mm[0] - 14.0, hidden.center_mm[1])
+    peak = OutlinePeak(hidden.side.shape, place, 0.0, 0.5, outline_search.PARTIAL_OFF_MM)
+    monkeypatch.setattr(outline_search, "partial_outline_peaks", lambda *args: [])
+    monkeypatch.setattr(outline_search, "likely_partial_peaks", lambda *args: [peak])
+    seen = _coasters_seen(plane, [(place, 2)], PX_PER_MM * 1.6)
+    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6, seen)
+    assert [c.side for c in coasters] == [hidden.side]
+    assert np.hypot(*np.subtract(coasters[0].pose.center_mm, hidden.center_mm)) < 2.0
+    monkeypatch.setattr(outline_search, "OFF_WALK_SHARE", 1.0)  # the grid alone
+    coasters = find_coasters_under_items(image, plane, library, found, around, 0.4, 1.6, seen)
+    assert all(np.hypot(*np.subtract(c.pose.center_mm, hidden.center_mm)) > 2.0 for c in coasters)
+
+
 @pytest.mark.parametrize("gap_mm", [62.0, 66.0])
 def test_a_coaster_partly_under_an_item_not_found_the_segmenter_sees_is_still_compared(
     catalogue, monkeypatch, gap_mm
@@ -484,3 +509,45 @@ def test_a_faint_coaster_the_segmenter_is_sure_of_needs_less_of_the_art(catalogu
     assert search(0.8) == []
     monkeypatch.setattr(outline_search, "SURE_SEEN_MIN_CORRELATION", 0.62)
     assert search(1.0) == []
+
+
+def test_the_coarse_look_correlates_each_place_over_its_own_clear_pixels():
+    """Each place's correlation is the plain normalised one over the pixels clear there, so a
+    place is not judged on what another place has covered; too few clear pixels give -1."""
+    rng = np.random.default_rng(7)
+    observed = rng.normal(100.0, 20.0, (3, 400)).astype(np.float32)
+    arts = rng.normal(0.0, 1.0, (5, 400)).astype(np.float32)
+    observed[0] += 15.0 * arts[2]  # the first place shows the third art
+    masks = rng.random((3, 400)) > 0.3
+    masks[2, 20:] = False  # the last place shows 20 pixels or fewer
+    correlation = outline_search._masked_correlation(observed, masks, arts)
+    for c in range(2):
+        for k in range(5):
+            m = masks[c]
+            expected = np.corrcoef(observed[c, m], arts[k, m])[0, 1]
+            assert correlation[c, k] == pytest.approx(expected, abs=1e-4)
+    assert (correlation[2] == -1.0).all()
+    assert correlation[0].argmax() == 2
+
+
+@pytest.mark.parametrize("off_mm", [outline_search.PARTIAL_OFF_MM, 0.0])
+def test_a_place_the_segmenter_sees_is_one_coaster_whichever_shape_confirms_it(
+    catalogue, monkeypatch, off_mm
+):
+    """The segmenter's place is looked at for either shape; where both confirm a coaster (20
+    mm apart), only the better-correlated is kept. Two outline peaks (``off_mm`` 0) are two
+    places, and both are kept."""
+    disc = side(catalogue, "coaster", "double")
+    square = side(catalogue, "coaster", "three")
+    place = (200.0, 120.0)
+    peaks = [OutlinePeak(s.shape, place, 0.0, 0.5, off_mm) for s in (disc, square)]
+    coasters = {
+        disc.shape: HiddenCoaster(disc, ItemPose((180.0, 120.0), 0.0), np.zeros((0, 2)), 0.67, 0.3),
+        square.shape: HiddenCoaster(
+            square, ItemPose((200.0, 120.0), 0.0), np.zeros((0, 2)), 0.88, 0.3
+        ),
+    }
+    monkeypatch.setattr(outline_search, "_confirm", lambda *args: coasters[args[4].shape])
+    kept = outline_search._confirm_all(None, None, None, [], peaks, [], 1.6)
+    expected = [square, disc] if off_mm == 0 else [square]
+    assert [c.side for c in kept] == expected
