@@ -324,8 +324,8 @@ def _light_only(observed: np.ndarray, predicted: np.ndarray) -> bool:
 
 def _shadow_on_flat_art(observed: np.ndarray, predicted: np.ndarray) -> bool:
     """Whether the blob darkens the art by a shadow's amount (to :data:`MIN_SHADOW_BRIGHTNESS`
-    of its brightness, not below, and not brighter) and keeps its colour under the room's
-    fill light (:data:`MAX_SHADOW_CHROMA_SHIFT`): an item lying above or a hand casts such
+    of its brightness, not below, and not brighter) and keeps its colour, plainly or under the
+    room's fill light (:data:`MAX_SHADOW_CHROMA_SHIFT`): an item lying above or a hand casts such
     shadows on the flat ground around a coaster's icons; a stick, a crumb or a coin changes
     the colour or the brightness far more.
 
@@ -337,13 +337,27 @@ def _shadow_on_flat_art(observed: np.ndarray, predicted: np.ndarray) -> bool:
     within 4; a brown stick over a yellow ground is 45 levels off in red)."""
     seen, art = observed.mean(axis=0), predicted.mean(axis=0)
     brightness = float(seen.sum()) / max(float(art.sum()), 1e-6)
+    if not MIN_SHADOW_BRIGHTNESS <= brightness < 1.0:
+        return False
+    return _scaled(seen, art) or _scaled_in_fill_light(seen, art)
+
+
+def _scaled(seen: np.ndarray, art: np.ndarray) -> bool:
+    """Whether mean BGR levels ``seen`` keep the colour of ``art``'s: chromaticities (each
+    channel's share of the sum) within :data:`MAX_SHADOW_CHROMA_SHIFT`."""
+    shift = np.abs(seen / max(float(seen.sum()), 1e-6) - art / max(float(art.sum()), 1e-6))
+    return float(shift.max()) <= MAX_SHADOW_CHROMA_SHIFT
+
+
+def _scaled_in_fill_light(seen: np.ndarray, art: np.ndarray) -> bool:
+    """Whether mean BGR levels ``seen`` are ``art``'s scaled by :data:`MIN_SHADOW_BRIGHTNESS`
+    or more, plus a level alike in every channel, to within :data:`MAX_SHADOW_CHROMA_SHIFT`
+    of their sum in each channel. Over a gray art, whose channels are near alike, the fit can
+    trade the scale for the level: a gray's plain shadow is told by :func:`_scaled`."""
     fit, *_ = np.linalg.lstsq(np.column_stack([art, np.ones(3)]), seen, rcond=None)
     scale, fill = float(fit[0]), float(fit[1])
-    if fill < 0.0:  # darker than a plain scaling: no fill light
-        scale, fill = float(seen @ art) / max(float(art @ art), 1e-6), 0.0
     off = float(np.abs(seen - (scale * art + fill)).max()) / max(float(seen.sum()), 1e-6)
-    darkened = min(brightness, scale) >= MIN_SHADOW_BRIGHTNESS and brightness < 1.0
-    return darkened and off <= MAX_SHADOW_CHROMA_SHIFT
+    return scale >= MIN_SHADOW_BRIGHTNESS and fill >= 0.0 and off <= MAX_SHADOW_CHROMA_SHIFT
 
 
 def _print_shows(observed: np.ndarray, predicted: np.ndarray) -> bool:

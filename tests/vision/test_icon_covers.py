@@ -339,6 +339,17 @@ def test_on_a_flat_coloured_ground_a_shadow_is_light_and_a_stick_is_not(lying, l
     assert _light_only(photo, art) is light
 
 
+def test_a_neutral_shadow_on_a_gray_coasters_flat_ground_is_light() -> None:
+    """A gray coaster's ground (BGR 118, 120, 125) darkened to a neutral 80, 80, 80: its colour
+    is kept (chromaticities within 0.01). Fitted as the art scaled plus a level alike in every
+    channel, the near-alike channels trade the scale for the level (scale 0, level 80), as if
+    no light were left: the plain scaling tells it."""
+    rng = np.random.default_rng(0)
+    art = np.array([118.0, 120.0, 125.0]) + rng.normal(0.0, 3.0, (200, 3))
+    photo = np.array([80.0, 80.0, 80.0]) + rng.normal(0.0, 3.0, (200, 3))
+    assert _light_only(photo, art)
+
+
 def test_a_covers_outline_runs_around_its_pixels_not_through_their_centres() -> None:
     """A blob of 3 x 2 pixels is outlined as the 3 x 2 px rectangle its pixels cover: one that
     reaches a pixel of an icon then overlaps the icon's outline."""
