@@ -69,10 +69,10 @@ MIN_COVER_PHOTO_PIXELS = 9.0
 MIN_PRINT_STD_LEVELS = 15.0
 MIN_PRINT_CORRELATION = 0.9
 #: Where the art is too flat for that, a blob is a shadow when it darkens the art to this
-#: share of its brightness or more (a dark object over it takes far more), keeping its colour
-#: under the room's fill light: the photo's mean levels are the art's scaled (by that share
-#: or more), plus one level alike in every channel, within this share of their sum in each
-#: channel.
+#: share of its brightness or more (a dark object over it takes far more), keeping its colour:
+#: chromaticities (each channel's share of the sum) within this distance, or, under the room's
+#: fill light, the photo's mean levels the art's scaled (by that share or more) plus one level
+#: alike in every channel, within this share of their sum in each channel.
 MIN_SHADOW_BRIGHTNESS = 0.35
 MAX_SHADOW_CHROMA_SHIFT = 0.04
 #: Pixels this close to the outline of an item above, or of a face-down coaster, are left to
